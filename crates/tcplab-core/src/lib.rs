@@ -1,0 +1,2 @@
+//! tcplab-core: a deterministic packet-level simulator for TCP congestion control.
+pub mod api;
