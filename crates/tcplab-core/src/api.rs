@@ -1,4 +1,7 @@
 //! The stable entry points used by the Python extension and the CLI.
+use crate::engine::World;
+use crate::scenario;
+use std::time::Instant;
 
 /// A column of a result table.
 #[derive(Debug, Clone)]
@@ -8,10 +11,38 @@ pub enum Column {
     Str(Vec<String>),
 }
 
+/// Bit-for-bit equality (NaN equals NaN), the sense in which runs are reproducible.
+impl PartialEq for Column {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Column::F64(a), Column::F64(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+            }
+            (Column::U64(a), Column::U64(b)) => a == b,
+            (Column::Str(a), Column::Str(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
 /// A result table: named columns of equal length.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Table {
     pub columns: Vec<(String, Column)>,
+}
+
+impl Table {
+    pub fn column(&self, name: &str) -> Option<&Column> {
+        self.columns.iter().find(|(n, _)| n == name).map(|(_, c)| c)
+    }
+
+    pub fn f64s(&self, name: &str) -> Vec<f64> {
+        match self.column(name) {
+            Some(Column::F64(v)) => v.clone(),
+            Some(Column::U64(v)) => v.iter().map(|x| *x as f64).collect(),
+            _ => Vec::new(),
+        }
+    }
 }
 
 /// Everything one run produces.
@@ -46,17 +77,40 @@ impl std::error::Error for Error {}
 
 /// Validate and normalise a spec; returns the normalised spec as JSON.
 pub fn validate(spec_json: &str) -> Result<String, Error> {
-    let _ = spec_json;
-    Err(Error::Simulation("not implemented yet".into()))
+    let spec = scenario::parse(spec_json).map_err(|e| Error::Scenario(e.0))?;
+    serde_json::to_string(&spec).map_err(|e| Error::Simulation(e.to_string()))
 }
 
 /// Run one simulation of `spec_json` with master seed `seed`.
 pub fn run(spec_json: &str, seed: u64) -> Result<RunOutput, Error> {
-    let _ = (spec_json, seed);
-    Err(Error::Simulation("not implemented yet".into()))
+    let t0 = Instant::now();
+    let spec = scenario::parse(spec_json).map_err(|e| Error::Scenario(e.0))?;
+    let mut world = World::new(spec, seed).map_err(Error::Scenario)?;
+    let t1 = Instant::now();
+    world.run();
+    let t2 = Instant::now();
+    world.check_invariants().map_err(Error::Simulation)?;
+    let (flows, links, flow_ts, link_ts) = world.output();
+    let summary = serde_json::json!({
+        "seed": seed,
+        "duration": world.spec().sim.duration,
+        "events": world.events(),
+        "setup_seconds": (t1 - t0).as_secs_f64(),
+        "loop_seconds": (t2 - t1).as_secs_f64(),
+        "packets_forwarded": world.packets_forwarded(),
+        "version": env!("CARGO_PKG_VERSION"),
+        "spec": world.spec(),
+    });
+    Ok(RunOutput {
+        flows,
+        links,
+        flow_ts,
+        link_ts,
+        summary_json: summary.to_string(),
+    })
 }
 
 /// Names of the registered congestion-control algorithms.
 pub fn algorithms() -> Vec<&'static str> {
-    vec!["tahoe", "reno", "newreno"]
+    crate::cc::names()
 }

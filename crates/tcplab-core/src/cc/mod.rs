@@ -1,0 +1,261 @@
+//! Congestion-control elements (after TCP KentRidge's DC-TCP): the TCP backplane owns
+//! *when* to react (dup-ACK counting, the recovery state machine, the RTO); an algorithm
+//! decides *how much* through the hooks of [`CongestionControl`].
+//!
+//! Adding an algorithm: one new file in this directory implementing the trait, and one
+//! line in [`REGISTRY`].
+use crate::sim::Time;
+use std::collections::BTreeMap;
+
+mod newreno;
+mod reno;
+mod tahoe;
+
+/// Algorithm parameters from the scenario (`cc_params`), all numeric.
+pub type Params = BTreeMap<String, f64>;
+
+/// The congestion-control phase the backplane is in (KentRidge's `ccstate`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    SlowStart,
+    CongestionAvoidance,
+    /// Fast recovery after `dupthresh` duplicate ACKs (NewReno/Reno).
+    FastRecovery,
+    /// After a retransmission timeout, until a new ACK arrives ("slow recovery").
+    TimeoutRecovery,
+}
+
+/// The congestion signal passed to [`CongestionControl::on_congestion`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Signal {
+    /// `dupthresh` duplicate ACKs (fast retransmit).
+    DupAcks,
+    /// Retransmission timeout (the first one of a back-off series).
+    Timeout,
+    /// Explicit congestion notification.
+    Ecn,
+    /// An explicit out-of-band notification (e.g. from a lower layer or router).
+    Explicit,
+}
+
+/// How the backplane recovers after `dupthresh` duplicate ACKs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recovery {
+    /// Tahoe: fast retransmit, then slow start from the window the algorithm set (go-back-N).
+    None,
+    /// Reno: fast recovery ends with the first new ACK.
+    Reno,
+    /// NewReno (RFC 6582): partial ACKs retransmit the next hole; a full ACK ends recovery.
+    NewReno,
+}
+
+/// The connection variables congestion control reads and writes.
+#[derive(Debug, Clone)]
+pub struct CcState {
+    pub now: Time,
+    /// Congestion window in segments.
+    pub cwnd: f64,
+    /// Slow-start threshold in segments.
+    pub ssthresh: f64,
+    /// Receiver (advertised / maximum) window in segments.
+    pub rwnd: f64,
+    pub init_cwnd: f64,
+    pub init_ssthresh: f64,
+    pub mss: u32,
+    /// Segments sent and not yet cumulatively acknowledged.
+    pub flight: u64,
+    /// Smoothed RTT and its variation in seconds (0 before the first sample).
+    pub srtt: f64,
+    pub rttvar: f64,
+    /// Minimum RTT seen (seconds; infinity before the first sample).
+    pub min_rtt: f64,
+    pub phase: Phase,
+}
+
+impl CcState {
+    /// The usable window in whole segments: min(cwnd, rwnd), truncated (as ns-2 does).
+    pub fn window(&self) -> f64 {
+        self.cwnd.min(self.rwnd).floor()
+    }
+}
+
+/// What an arriving ACK tells the algorithm.
+#[derive(Debug, Clone, Copy)]
+pub struct AckSample {
+    /// Segments newly acknowledged cumulatively (0 for a duplicate ACK).
+    pub acked: u64,
+    /// True for a duplicate ACK.
+    pub duplicate: bool,
+    /// The RTT sample this ACK produced, if any (seconds).
+    pub rtt: Option<f64>,
+}
+
+/// The elements of a congestion-control algorithm. Only `name` is required; the defaults
+/// are standard Reno behaviour (RFC 5681 with ns-2's per-ACK increase).
+pub trait CongestionControl: Send {
+    fn name(&self) -> &'static str;
+
+    /// Which recovery the backplane runs after `dupthresh` duplicate ACKs.
+    fn recovery(&self) -> Recovery {
+        Recovery::NewReno
+    }
+
+    /// element_initialize: at connection start.
+    fn init(&mut self, st: &mut CcState) {
+        st.cwnd = st.init_cwnd;
+        st.ssthresh = st.init_ssthresh;
+    }
+
+    /// Called instead of `init` when the algorithm replaces another on a running connection:
+    /// cwnd, ssthresh and the RTT estimates are handed over as they are.
+    fn on_switch_in(&mut self, _st: &mut CcState) {}
+
+    /// element_cp: a new cumulative ACK outside fast recovery.
+    fn on_ack(&mut self, st: &mut CcState, ack: &AckSample) {
+        reno_increase(st, ack);
+    }
+
+    /// Every ACK arrival, new or duplicate, before the backplane acts on it (estimators).
+    fn on_ack_arrival(&mut self, _st: &CcState, _ack: &AckSample) {}
+
+    /// element_cr: set ssthresh and cwnd after a congestion signal.
+    fn on_congestion(&mut self, st: &mut CcState, signal: Signal) {
+        st.ssthresh = half_window(st);
+        st.cwnd = match signal {
+            Signal::Timeout => 1.0,
+            _ => st.ssthresh,
+        };
+    }
+
+    /// The window when fast recovery ends with a full ACK.
+    fn on_recovery_exit(&mut self, st: &mut CcState) {
+        st.cwnd = st.ssthresh;
+    }
+
+    /// element_rttm hook: every RTT sample (seconds) after the backplane updated srtt/rttvar.
+    fn on_rtt_sample(&mut self, _st: &CcState, _rtt: f64) {}
+
+    /// A data segment left the sender.
+    fn on_packet_sent(&mut self, _st: &CcState, _seq: u64, _retransmission: bool) {}
+
+    /// The connection restarts after an idle period.
+    fn on_idle_restart(&mut self, _st: &mut CcState) {}
+
+    /// Period of the algorithm's own timer, if it wants one (seconds).
+    fn timer_interval(&self) -> Option<f64> {
+        None
+    }
+
+    fn on_timer(&mut self, _st: &mut CcState) {}
+
+    /// Internal variables to expose as time series (name, value).
+    fn samples(&self, _out: &mut Vec<(&'static str, f64)>) {}
+}
+
+/// Standard window growth: +1 segment per new ACK in slow start, +1/cwnd per new ACK in
+/// congestion avoidance (per ACK, not per acknowledged segment, as ns-2 and BSD do).
+pub fn reno_increase(st: &mut CcState, _ack: &AckSample) {
+    if st.cwnd < st.ssthresh {
+        st.cwnd += 1.0;
+    } else {
+        st.cwnd += 1.0 / st.cwnd;
+    }
+}
+
+/// max(floor(window / 2), 2) with window = floor(min(cwnd, rwnd)), as ns-2 computes it.
+pub fn half_window(st: &CcState) -> f64 {
+    (st.window() / 2.0).floor().max(2.0)
+}
+
+type Constructor = fn(&Params) -> Result<Box<dyn CongestionControl>, String>;
+
+/// Name → constructor. One line per algorithm.
+pub const REGISTRY: &[(&str, Constructor)] = &[
+    ("tahoe", tahoe::Tahoe::create),
+    ("reno", reno::Reno::create),
+    ("newreno", newreno::NewReno::create),
+];
+
+/// Names of all registered algorithms.
+pub fn names() -> Vec<&'static str> {
+    REGISTRY.iter().map(|(n, _)| *n).collect()
+}
+
+/// Create the algorithm `name` with `params`; the error says what is allowed.
+pub fn create(name: &str, params: &Params) -> Result<Box<dyn CongestionControl>, String> {
+    match REGISTRY.iter().find(|(n, _)| *n == name) {
+        Some((_, make)) => make(params),
+        None => Err(format!(
+            "unknown congestion-control algorithm {name:?}; allowed: {}",
+            names().join(", ")
+        )),
+    }
+}
+
+/// Reject parameters an algorithm does not know.
+pub fn check_params(algorithm: &str, params: &Params, allowed: &[&str]) -> Result<(), String> {
+    for k in params.keys() {
+        if !allowed.contains(&k.as_str()) {
+            let list = if allowed.is_empty() {
+                "none".to_string()
+            } else {
+                allowed.join(", ")
+            };
+            return Err(format!(
+                "{algorithm} has no parameter {k:?}; allowed: {list}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+pub(crate) fn test_state(cwnd: f64, ssthresh: f64) -> CcState {
+    CcState {
+        now: 0,
+        cwnd,
+        ssthresh,
+        rwnd: 1e9,
+        init_cwnd: 1.0,
+        init_ssthresh: 1e9,
+        mss: 1000,
+        flight: cwnd as u64,
+        srtt: 0.0,
+        rttvar: 0.0,
+        min_rtt: f64::INFINITY,
+        phase: Phase::CongestionAvoidance,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registry_creates_every_algorithm_by_name() {
+        for n in names() {
+            let cc = create(n, &Params::new()).unwrap();
+            assert_eq!(cc.name(), n);
+        }
+        let e = create("vegas2", &Params::new()).err().unwrap();
+        assert!(e.contains("allowed: tahoe, reno, newreno"), "{e}");
+    }
+
+    #[test]
+    fn unknown_parameter_is_rejected() {
+        let mut p = Params::new();
+        p.insert("beta".into(), 0.5);
+        let e = create("newreno", &p).err().unwrap();
+        assert_eq!(e, "newreno has no parameter \"beta\"; allowed: none");
+    }
+
+    #[test]
+    fn half_window_truncates_like_ns2() {
+        let mut st = test_state(15.7, 100.0);
+        assert_eq!(half_window(&st), 7.0);
+        st.rwnd = 10.0;
+        assert_eq!(half_window(&st), 5.0);
+        st.cwnd = 2.5;
+        assert_eq!(half_window(&st), 2.0);
+    }
+}

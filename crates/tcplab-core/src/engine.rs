@@ -1,0 +1,555 @@
+//! The simulation world: builds nodes, links, routes and flows from a normalised spec and
+//! runs the event loop, connecting the TCP endpoints to the network.
+use crate::api::{Column, Table};
+use crate::cc;
+use crate::net::{shortest_path, Enqueue, LinkDir, Packet, PacketPool};
+use crate::scenario::{FlowSpec, Spec};
+use crate::sim::{secs, to_secs, EventQueue, Rng, Time};
+use crate::tcp::{Kind, Receiver, Sender, SenderConfig, Tx};
+use std::collections::HashMap;
+
+#[derive(Debug, Clone, Copy)]
+enum Ev {
+    /// A packet reaches the far end of the link it is crossing.
+    Arrive(u32),
+    Start(u32),
+    Stop(u32),
+    Rto(u32),
+    DelAck(u32),
+    /// Switch flow `.0` to its `.1`-th scheduled algorithm.
+    Switch(u32, u32),
+    CcTimer(u32, u32),
+    Sample,
+}
+
+struct Flow {
+    spec: FlowSpec,
+    fwd: Vec<u32>,
+    rev: Vec<u32>,
+    data_bytes: u32,
+    ctrl_bytes: u32,
+    ack_bytes: u32,
+    sender: Sender,
+    receiver: Receiver,
+    /// Time of the pending RTO event, if one is scheduled (the deadline may be later).
+    rto_event: Option<Time>,
+    delack_event: Option<Time>,
+    cc_timer_gen: u32,
+}
+
+/// Sampled time series, stored column-wise.
+#[derive(Default)]
+struct Series {
+    time: Vec<f64>,
+    flow: Vec<u64>,
+    cwnd: Vec<f64>,
+    ssthresh: Vec<f64>,
+    srtt: Vec<f64>,
+    rto: Vec<f64>,
+    flight: Vec<f64>,
+    extra: Vec<(&'static str, Vec<f64>)>,
+    link_time: Vec<f64>,
+    link: Vec<u64>,
+    queue: Vec<f64>,
+}
+
+pub struct World {
+    spec: Spec,
+    seed: u64,
+    q: EventQueue<Ev>,
+    pool: PacketPool,
+    links: Vec<LinkDir>,
+    flows: Vec<Flow>,
+    scratch: Vec<Tx>,
+    series: Series,
+    sample_extra: Vec<(&'static str, f64)>,
+    end: Time,
+}
+
+impl World {
+    /// Build the world; the spec must be a validated [`Spec`].
+    pub fn new(spec: Spec, seed: u64) -> Result<World, String> {
+        let node_index: HashMap<&str, u32> = spec
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.name.as_str(), i as u32))
+            .collect();
+        let mut adj: Vec<Vec<(u32, u32)>> = vec![Vec::new(); spec.nodes.len()];
+        let mut links = Vec::with_capacity(spec.links.len() * 2);
+        for (i, l) in spec.links.iter().enumerate() {
+            let a = node_index[l.a.as_str()];
+            let b = node_index[l.b.as_str()];
+            let delay = secs(l.delay);
+            for (from, to, queue, loss, dir) in [
+                (a, b, l.queue_ab, l.loss_ab, "ab"),
+                (b, a, l.queue_ba, l.loss_ba, "ba"),
+            ] {
+                let id = links.len() as u32;
+                let rng = Rng::stream(seed, &format!("link:{}:{}:{dir}", l.a, l.b));
+                links.push(LinkDir::new(
+                    i as u32, from, to, l.rate, delay, queue, loss, rng,
+                ));
+                adj[from as usize].push((to, id));
+            }
+        }
+        let mut flows = Vec::with_capacity(spec.flows.len());
+        for (i, f) in spec.flows.iter().enumerate() {
+            let src = node_index[f.src.as_str()];
+            let dst = node_index[f.dst.as_str()];
+            let fwd =
+                shortest_path(&adj, src, dst).ok_or_else(|| format!("flows[{i}]: no route"))?;
+            let rev = shortest_path(&adj, dst, src)
+                .ok_or_else(|| format!("flows[{i}]: no route back"))?;
+            if fwd.len() > u16::MAX as usize {
+                return Err(format!("flows[{i}]: path too long"));
+            }
+            let algo =
+                cc::create(&f.cc, &f.cc_params).map_err(|e| format!("flows[{i}].cc: {e}"))?;
+            let sender = Sender::new(SenderConfig::from_spec(&f.tcp, f.size), &f.tcp, algo);
+            let receiver = Receiver::new(
+                f.tcp.delayed_ack,
+                f.tcp.delack_count,
+                secs(f.tcp.delack_timeout),
+            );
+            flows.push(Flow {
+                spec: f.clone(),
+                fwd,
+                rev,
+                data_bytes: f.tcp.mss + f.tcp.header,
+                ctrl_bytes: f.tcp.header,
+                ack_bytes: f.tcp.ack_size,
+                sender,
+                receiver,
+                rto_event: None,
+                delack_event: None,
+                cc_timer_gen: 0,
+            });
+        }
+        let end = secs(spec.sim.duration);
+        let mut w = World {
+            spec,
+            seed,
+            q: EventQueue::new(),
+            pool: PacketPool::default(),
+            links,
+            flows,
+            scratch: Vec::with_capacity(64),
+            series: Series::default(),
+            sample_extra: Vec::new(),
+            end,
+        };
+        for (i, f) in w.flows.iter().enumerate() {
+            w.q.schedule(secs(f.spec.start), Ev::Start(i as u32));
+            if let Some(s) = f.spec.stop {
+                w.q.schedule(secs(s), Ev::Stop(i as u32));
+            }
+            for (k, s) in f.spec.switch.iter().enumerate() {
+                w.q.schedule(secs(s.at), Ev::Switch(i as u32, k as u32));
+            }
+        }
+        if w.spec.sim.sample_interval > 0.0 {
+            w.q.schedule(0, Ev::Sample);
+        }
+        Ok(w)
+    }
+
+    /// Run to the end of the simulation.
+    pub fn run(&mut self) {
+        while let Some((now, ev)) = self.q.pop_until(self.end) {
+            self.handle(now, ev);
+        }
+        self.q.advance_to(self.end);
+    }
+
+    pub fn events(&self) -> u64 {
+        self.q.processed()
+    }
+
+    fn handle(&mut self, now: Time, ev: Ev) {
+        match ev {
+            Ev::Arrive(p) => self.arrive(now, p),
+            Ev::Start(f) => {
+                let mut out = std::mem::take(&mut self.scratch);
+                self.flows[f as usize].sender.start(now, &mut out);
+                self.emit(now, f, &mut out);
+                self.scratch = out;
+                self.arm_cc_timer(now, f);
+            }
+            Ev::Stop(f) => self.flows[f as usize].sender.stop(),
+            Ev::Rto(f) => {
+                let fl = &mut self.flows[f as usize];
+                if fl.rto_event != Some(now) {
+                    return; // superseded by an earlier-scheduled event
+                }
+                fl.rto_event = None;
+                match fl.sender.rto_deadline {
+                    Some(d) if d > now => {
+                        fl.rto_event = Some(d);
+                        self.q.schedule(d, Ev::Rto(f));
+                    }
+                    Some(_) => {
+                        let mut out = std::mem::take(&mut self.scratch);
+                        self.flows[f as usize].sender.on_timeout(now, &mut out);
+                        self.emit(now, f, &mut out);
+                        self.scratch = out;
+                    }
+                    None => {}
+                }
+            }
+            Ev::DelAck(f) => {
+                let fl = &mut self.flows[f as usize];
+                if fl.delack_event != Some(now) {
+                    return;
+                }
+                fl.delack_event = None;
+                match fl.receiver.delack_deadline {
+                    Some(d) if d > now => {
+                        fl.delack_event = Some(d);
+                        self.q.schedule(d, Ev::DelAck(f));
+                    }
+                    Some(_) => {
+                        let mut out = std::mem::take(&mut self.scratch);
+                        self.flows[f as usize]
+                            .receiver
+                            .on_delack_timer(now, &mut out);
+                        self.emit(now, f, &mut out);
+                        self.scratch = out;
+                    }
+                    None => {}
+                }
+            }
+            Ev::Switch(f, k) => {
+                let fl = &self.flows[f as usize];
+                let name = fl.spec.switch[k as usize].cc.clone();
+                // Validated when the spec was parsed.
+                let algo = cc::create(&name, &fl.spec.cc_params).expect("validated algorithm");
+                let mut out = std::mem::take(&mut self.scratch);
+                self.flows[f as usize].sender.switch_cc(now, algo, &mut out);
+                self.emit(now, f, &mut out);
+                self.scratch = out;
+                self.flows[f as usize].cc_timer_gen += 1;
+                self.arm_cc_timer(now, f);
+            }
+            Ev::CcTimer(f, gen) => {
+                if self.flows[f as usize].cc_timer_gen != gen {
+                    return;
+                }
+                let mut out = std::mem::take(&mut self.scratch);
+                self.flows[f as usize].sender.on_cc_timer(now, &mut out);
+                self.emit(now, f, &mut out);
+                self.scratch = out;
+                self.arm_cc_timer(now, f);
+            }
+            Ev::Sample => {
+                self.sample(now);
+                let next = now + secs(self.spec.sim.sample_interval).max(1);
+                if next <= self.end {
+                    self.q.schedule(next, Ev::Sample);
+                }
+            }
+        }
+    }
+
+    fn arm_cc_timer(&mut self, now: Time, f: u32) {
+        let fl = &self.flows[f as usize];
+        if let Some(iv) = fl.sender.cc.timer_interval() {
+            let at = now + secs(iv).max(1);
+            self.q.schedule(at, Ev::CcTimer(f, fl.cc_timer_gen));
+        }
+    }
+
+    /// Put the segments an endpoint of flow `f` produced onto the network, then make sure
+    /// the flow's timers have events.
+    fn emit(&mut self, now: Time, f: u32, out: &mut Vec<Tx>) {
+        for tx in out.drain(..) {
+            let fl = &self.flows[f as usize];
+            let size = match tx.kind {
+                Kind::Data => fl.data_bytes,
+                Kind::Syn | Kind::Fin => fl.ctrl_bytes,
+                _ => fl.ack_bytes,
+            };
+            let first = if tx.kind.forward() {
+                fl.fwd[0]
+            } else {
+                fl.rev[0]
+            };
+            let p = self.pool.alloc(Packet {
+                flow: f,
+                kind: tx.kind,
+                hop: 0,
+                size,
+                seq: tx.seq,
+                ts: tx.ts,
+                ts_echo: tx.ts_echo,
+            });
+            self.offer(now, first, p);
+        }
+        let fl = &mut self.flows[f as usize];
+        if let Some(d) = fl.sender.rto_deadline {
+            if fl.rto_event.is_none_or(|e| e > d) {
+                fl.rto_event = Some(d);
+                self.q.schedule(d, Ev::Rto(f));
+            }
+        }
+        if let Some(d) = fl.receiver.delack_deadline {
+            if fl.delack_event.is_none_or(|e| e > d) {
+                fl.delack_event = Some(d);
+                self.q.schedule(d, Ev::DelAck(f));
+            }
+        }
+    }
+
+    fn offer(&mut self, now: Time, link: u32, p: u32) {
+        let size = self.pool.get(p).size;
+        match self.links[link as usize].enqueue(now, size) {
+            Enqueue::Arrives(at) => self.q.schedule(at, Ev::Arrive(p)),
+            Enqueue::QueueDrop | Enqueue::Lost => self.pool.free(p),
+        }
+    }
+
+    fn arrive(&mut self, now: Time, p: u32) {
+        let pkt = *self.pool.get(p);
+        let fl = &self.flows[pkt.flow as usize];
+        let path = if pkt.kind.forward() { &fl.fwd } else { &fl.rev };
+        let link = path[pkt.hop as usize];
+        let next_hop = pkt.hop as usize + 1;
+        let next_link = path.get(next_hop).copied();
+        self.links[link as usize].on_delivered();
+        if let Some(next) = next_link {
+            self.pool.get_mut(p).hop = next_hop as u16;
+            self.offer(now, next, p);
+            return;
+        }
+        self.pool.free(p);
+        let mut out = std::mem::take(&mut self.scratch);
+        let fl = &mut self.flows[pkt.flow as usize];
+        match pkt.kind {
+            Kind::Data => fl.receiver.on_data(now, pkt.seq, pkt.ts, &mut out),
+            Kind::Syn => fl.receiver.on_syn(now, pkt.ts, &mut out),
+            Kind::Fin => fl.receiver.on_fin(now, pkt.ts, &mut out),
+            Kind::Ack | Kind::SynAck | Kind::FinAck => {
+                fl.sender
+                    .on_ack(now, pkt.kind, pkt.seq, pkt.ts_echo, &mut out)
+            }
+        }
+        self.emit(now, pkt.flow, &mut out);
+        self.scratch = out;
+    }
+
+    fn sample(&mut self, now: Time) {
+        let t = to_secs(now);
+        let s = &mut self.series;
+        for (i, f) in self.flows.iter().enumerate() {
+            let st = &f.sender.st;
+            s.time.push(t);
+            s.flow.push(i as u64);
+            s.cwnd.push(st.cwnd);
+            s.ssthresh.push(st.ssthresh);
+            s.srtt.push(st.srtt);
+            s.rto.push(f.sender.current_rto());
+            s.flight.push((f.sender.snd_max - f.sender.snd_una) as f64);
+            self.sample_extra.clear();
+            f.sender.cc.samples(&mut self.sample_extra);
+            let row = s.time.len() - 1;
+            for (name, v) in self.sample_extra.drain(..) {
+                let col = match s.extra.iter().position(|(n, _)| *n == name) {
+                    Some(c) => c,
+                    None => {
+                        s.extra.push((name, Vec::new()));
+                        s.extra.len() - 1
+                    }
+                };
+                let c = &mut s.extra[col].1;
+                c.resize(row, f64::NAN);
+                c.push(v);
+            }
+        }
+        for (i, l) in self.links.iter_mut().enumerate() {
+            s.link_time.push(t);
+            s.link.push(i as u64);
+            s.queue.push(l.occupancy(now) as f64);
+        }
+    }
+
+    /// Check the conservation invariants; returns a description of the first violation.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let mut in_links = 0;
+        for (i, l) in self.links.iter().enumerate() {
+            if l.arrivals != l.delivered + l.drops_queue + l.drops_loss + l.in_system {
+                return Err(format!(
+                    "link direction {i}: arrivals != delivered + drops + in system"
+                ));
+            }
+            in_links += l.in_system;
+        }
+        if in_links != self.pool.live() as u64 {
+            return Err(format!(
+                "{} packets in links but {} live in the pool",
+                in_links,
+                self.pool.live()
+            ));
+        }
+        for (i, f) in self.flows.iter().enumerate() {
+            if f.sender.snd_una > f.receiver.delivered() {
+                return Err(format!("flow {i}: acknowledged more than delivered"));
+            }
+            if f.receiver.delivered() > f.sender.snd_max {
+                return Err(format!("flow {i}: delivered more than sent"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Collect the result tables.
+    pub fn output(&self) -> (Table, Table, Table, Table) {
+        let dur = self.spec.sim.duration;
+        let mut flows = TableBuilder::default();
+        for (i, f) in self.flows.iter().enumerate() {
+            let s = &f.sender;
+            let mss = f.spec.tcp.mss as u64;
+            let delivered = f.receiver.delivered();
+            let start = f.spec.start;
+            let completion = s.stats.completion.map(to_secs);
+            let end = completion.unwrap_or(dur);
+            let goodput = if end > start {
+                (delivered * mss * 8) as f64 / (end - start)
+            } else {
+                0.0
+            };
+            flows.u("flow", i as u64);
+            flows.s("name", &f.spec.name);
+            flows.s("src", &f.spec.src);
+            flows.s("dst", &f.spec.dst);
+            flows.s("cc", &f.spec.cc);
+            flows.s("cc_final", s.cc.name());
+            flows.f("start", start);
+            flows.f("stop", f.spec.stop.unwrap_or(f64::NAN));
+            flows.f("size", f.spec.size.map_or(f64::NAN, |x| x as f64));
+            flows.u("segments_sent", s.stats.segments_sent);
+            flows.u("bytes_sent", s.stats.segments_sent * f.data_bytes as u64);
+            flows.u("retransmits", s.stats.retransmits);
+            flows.u("fast_retransmits", s.stats.fast_retransmits);
+            flows.u("timeouts", s.stats.timeouts);
+            flows.u("delivered_segments", delivered);
+            flows.u("delivered_bytes", delivered * mss);
+            flows.u("duplicate_segments", f.receiver.duplicates);
+            flows.u("acked_segments", s.snd_una);
+            flows.f(
+                "completion_time",
+                completion.map_or(f64::NAN, |c| c - start),
+            );
+            flows.f("goodput_bps", goodput);
+            flows.f("final_cwnd", s.st.cwnd);
+            flows.f("final_ssthresh", s.st.ssthresh);
+            flows.f("srtt", s.st.srtt);
+            flows.f(
+                "min_rtt",
+                if s.st.min_rtt.is_finite() {
+                    s.st.min_rtt
+                } else {
+                    f64::NAN
+                },
+            );
+            flows.f("rto", s.current_rto());
+        }
+        let mut links = TableBuilder::default();
+        for (i, l) in self.links.iter().enumerate() {
+            let ls = &self.spec.links[l.link as usize];
+            links.u("link", i as u64);
+            links.s("src", &self.spec.nodes[l.from as usize].name);
+            links.s("dst", &self.spec.nodes[l.to as usize].name);
+            links.f("rate_bps", ls.rate);
+            links.f("delay", ls.delay);
+            links.u("queue_limit", l.limit as u64);
+            links.f("loss", l.loss);
+            links.u("arrivals", l.arrivals);
+            links.u("departures", l.delivered);
+            links.u("drops_queue", l.drops_queue);
+            links.u("drops_loss", l.drops_loss);
+            links.u("in_system", l.in_system);
+            let busy = to_secs(l.busy_ns);
+            links.f("busy_time", busy);
+            links.f("utilisation", (busy / dur).min(1.0));
+        }
+        let s = &self.series;
+        let n = s.time.len();
+        let mut fts = Table {
+            columns: vec![
+                ("time".into(), Column::F64(s.time.clone())),
+                ("flow".into(), Column::U64(s.flow.clone())),
+                ("cwnd".into(), Column::F64(s.cwnd.clone())),
+                ("ssthresh".into(), Column::F64(s.ssthresh.clone())),
+                ("srtt".into(), Column::F64(s.srtt.clone())),
+                ("rto".into(), Column::F64(s.rto.clone())),
+                ("flight".into(), Column::F64(s.flight.clone())),
+            ],
+        };
+        for (name, v) in &s.extra {
+            let mut v = v.clone();
+            v.resize(n, f64::NAN);
+            fts.columns.push((name.to_string(), Column::F64(v)));
+        }
+        let lts = Table {
+            columns: vec![
+                ("time".into(), Column::F64(s.link_time.clone())),
+                ("link".into(), Column::U64(s.link.clone())),
+                ("queue".into(), Column::F64(s.queue.clone())),
+            ],
+        };
+        (flows.build(), links.build(), fts, lts)
+    }
+
+    pub fn packets_forwarded(&self) -> u64 {
+        self.links.iter().map(|l| l.delivered).sum()
+    }
+
+    pub fn spec(&self) -> &Spec {
+        &self.spec
+    }
+
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+}
+
+/// Builds a table row by row; columns are created by the first row, in its order.
+#[derive(Default)]
+struct TableBuilder {
+    cols: Vec<(String, Column)>,
+    next: usize,
+}
+
+impl TableBuilder {
+    fn slot(&mut self, name: &str, make: fn() -> Column) -> &mut Column {
+        let i = if self.cols.get(self.next).is_some_and(|(n, _)| n == name) {
+            self.next
+        } else if let Some(p) = self.cols.iter().position(|(n, _)| n == name) {
+            p
+        } else {
+            self.cols.push((name.to_string(), make()));
+            self.cols.len() - 1
+        };
+        self.next = i + 1;
+        &mut self.cols[i].1
+    }
+
+    fn f(&mut self, name: &str, v: f64) {
+        if let Column::F64(c) = self.slot(name, || Column::F64(Vec::new())) {
+            c.push(v)
+        }
+    }
+    fn u(&mut self, name: &str, v: u64) {
+        if let Column::U64(c) = self.slot(name, || Column::U64(Vec::new())) {
+            c.push(v)
+        }
+    }
+    fn s(&mut self, name: &str, v: &str) {
+        if let Column::Str(c) = self.slot(name, || Column::Str(Vec::new())) {
+            c.push(v.to_string())
+        }
+    }
+    fn build(self) -> Table {
+        Table { columns: self.cols }
+    }
+}

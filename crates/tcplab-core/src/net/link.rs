@@ -1,0 +1,162 @@
+use crate::sim::{Rng, Time};
+use std::collections::VecDeque;
+
+/// What happened to a packet offered to a link direction.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Enqueue {
+    /// Accepted; it reaches the far end at this time.
+    Arrives(Time),
+    /// Dropped because the queue was full.
+    QueueDrop,
+    /// Transmitted but lost (random loss); it occupied the link.
+    Lost,
+}
+
+/// One direction of a duplex link: a FIFO DropTail queue in front of a transmitter of
+/// fixed rate, followed by a propagation delay.
+///
+/// The link computes each packet's departure time when it is accepted (FIFO, fixed rate),
+/// so a packet costs one event per hop: its arrival at the far end. `departures` holds the
+/// end-of-transmission times of the packets in the system (waiting or being sent); its
+/// length is the queue occupancy, counted like ns-2's `queue-limit` (waiting + in service).
+pub struct LinkDir {
+    pub link: u32,
+    pub from: u32,
+    pub to: u32,
+    pub rate: f64,
+    pub delay: Time,
+    pub limit: u32,
+    pub loss: f64,
+    rng: Rng,
+    busy_until: Time,
+    departures: VecDeque<Time>,
+    /// Accepted, not lost, not yet at the far end (queued, in service or propagating).
+    pub in_system: u64,
+    pub arrivals: u64,
+    pub delivered: u64,
+    pub drops_queue: u64,
+    pub drops_loss: u64,
+    pub busy_ns: u64,
+}
+
+impl LinkDir {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        link: u32,
+        from: u32,
+        to: u32,
+        rate: f64,
+        delay: Time,
+        limit: u32,
+        loss: f64,
+        rng: Rng,
+    ) -> Self {
+        LinkDir {
+            link,
+            from,
+            to,
+            rate,
+            delay,
+            limit,
+            loss,
+            rng,
+            busy_until: 0,
+            departures: VecDeque::new(),
+            in_system: 0,
+            arrivals: 0,
+            delivered: 0,
+            drops_queue: 0,
+            drops_loss: 0,
+            busy_ns: 0,
+        }
+    }
+
+    /// Transmission time of `bytes` at this link's rate, in nanoseconds.
+    pub fn tx_time(&self, bytes: u32) -> Time {
+        ((bytes as f64 * 8.0) * 1e9 / self.rate).round() as Time
+    }
+
+    /// Packets in the queue system (waiting + being transmitted) at `now`.
+    pub fn occupancy(&mut self, now: Time) -> usize {
+        while let Some(&end) = self.departures.front() {
+            if end <= now {
+                self.departures.pop_front();
+            } else {
+                break;
+            }
+        }
+        self.departures.len()
+    }
+
+    /// Offer a packet of `bytes` at `now`.
+    pub fn enqueue(&mut self, now: Time, bytes: u32) -> Enqueue {
+        self.arrivals += 1;
+        if self.occupancy(now) >= self.limit as usize {
+            self.drops_queue += 1;
+            return Enqueue::QueueDrop;
+        }
+        let tx = self.tx_time(bytes);
+        let start = self.busy_until.max(now);
+        let end = start + tx;
+        self.busy_until = end;
+        self.busy_ns += tx;
+        self.departures.push_back(end);
+        if self.rng.bernoulli(self.loss) {
+            self.drops_loss += 1;
+            return Enqueue::Lost;
+        }
+        self.in_system += 1;
+        Enqueue::Arrives(end + self.delay)
+    }
+
+    /// A packet reached the far end.
+    pub fn on_delivered(&mut self) {
+        self.in_system -= 1;
+        self.delivered += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn link(limit: u32, loss: f64) -> LinkDir {
+        // 8 Mb/s: a 1000-byte packet takes 1 ms.
+        LinkDir::new(0, 0, 1, 8e6, 5_000_000, limit, loss, Rng::from_seed(3))
+    }
+
+    #[test]
+    fn fifo_departures_and_droptail() {
+        let mut l = link(3, 0.0);
+        assert_eq!(l.enqueue(0, 1000), Enqueue::Arrives(1_000_000 + 5_000_000));
+        assert_eq!(l.enqueue(0, 1000), Enqueue::Arrives(2_000_000 + 5_000_000));
+        assert_eq!(l.enqueue(0, 1000), Enqueue::Arrives(3_000_000 + 5_000_000));
+        assert_eq!(
+            l.enqueue(0, 1000),
+            Enqueue::QueueDrop,
+            "3 in the system: full"
+        );
+        // After the first departure there is room again.
+        assert_eq!(l.occupancy(1_000_000), 2);
+        assert_eq!(
+            l.enqueue(1_000_000, 500),
+            Enqueue::Arrives(3_500_000 + 5_000_000)
+        );
+        assert_eq!((l.arrivals, l.drops_queue), (5, 1));
+    }
+
+    #[test]
+    fn random_loss_rate_and_conservation() {
+        let mut l = link(1_000_000, 0.1);
+        let n = 100_000;
+        for i in 0..n {
+            l.enqueue(i * 1_000_000, 1000);
+        }
+        let rate = l.drops_loss as f64 / n as f64;
+        assert!((rate - 0.1).abs() < 0.005, "{rate}");
+        assert_eq!(
+            l.arrivals,
+            l.delivered + l.drops_queue + l.drops_loss + l.in_system
+        );
+    }
+}

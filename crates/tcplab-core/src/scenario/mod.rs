@@ -1,0 +1,850 @@
+//! The scenario spec: the raw form read from TOML/JSON, validation, and the normalised
+//! form (every default filled in, helpers expanded) that the simulator builds from.
+pub mod units;
+
+use crate::cc;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use units::{parse_rate, parse_time};
+
+/// A scenario error: `path: message`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpecError(pub String);
+
+fn err<T>(path: &str, msg: impl AsRef<str>) -> Result<T, SpecError> {
+    Err(SpecError(format!("{path}: {}", msg.as_ref())))
+}
+
+// ---------------------------------------------------------------- raw (input) form
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSpec {
+    sim: RawSim,
+    #[serde(default)]
+    nodes: Vec<RawNode>,
+    #[serde(default)]
+    links: Vec<RawLink>,
+    #[serde(default)]
+    dumbbell: Option<RawDumbbell>,
+    #[serde(default)]
+    flows: Vec<RawFlow>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSim {
+    duration: Value,
+    #[serde(default)]
+    sample_interval: Option<Value>,
+    #[serde(default)]
+    seed: Option<u64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawNode {
+    name: String,
+    #[serde(default)]
+    kind: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLink {
+    a: String,
+    b: String,
+    rate: Value,
+    delay: Value,
+    #[serde(default)]
+    queue: Option<Value>,
+    #[serde(default)]
+    queue_ab: Option<Value>,
+    #[serde(default)]
+    queue_ba: Option<Value>,
+    #[serde(default)]
+    loss: Option<Value>,
+    #[serde(default)]
+    loss_ab: Option<Value>,
+    #[serde(default)]
+    loss_ba: Option<Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDumbbell {
+    pairs: Value,
+    bottleneck: RawDumbbellLink,
+    access: RawDumbbellLink,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDumbbellLink {
+    rate: Value,
+    delay: Value,
+    #[serde(default)]
+    queue: Option<Value>,
+    #[serde(default)]
+    loss: Option<Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFlow {
+    #[serde(default)]
+    name: Option<String>,
+    src: String,
+    dst: String,
+    #[serde(default)]
+    count: Option<Value>,
+    #[serde(default)]
+    cc: Option<String>,
+    #[serde(default)]
+    cc_params: Option<Map<String, Value>>,
+    #[serde(default)]
+    start: Option<Value>,
+    #[serde(default)]
+    stop: Option<Value>,
+    #[serde(default)]
+    size: Option<Value>,
+    #[serde(default)]
+    switch: Vec<RawSwitch>,
+    #[serde(default)]
+    tcp: Option<Map<String, Value>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSwitch {
+    at: Value,
+    cc: String,
+}
+
+// ---------------------------------------------------------------- normalised form
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Spec {
+    pub sim: SimSpec,
+    pub nodes: Vec<NodeSpec>,
+    pub links: Vec<LinkSpec>,
+    pub flows: Vec<FlowSpec>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct SimSpec {
+    pub duration: f64,
+    pub sample_interval: f64,
+    pub seed: u64,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct NodeSpec {
+    pub name: String,
+    pub kind: String,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct LinkSpec {
+    pub a: String,
+    pub b: String,
+    pub rate: f64,
+    pub delay: f64,
+    pub queue_ab: u32,
+    pub queue_ba: u32,
+    pub loss_ab: f64,
+    pub loss_ba: f64,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct SwitchSpec {
+    pub at: f64,
+    pub cc: String,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct FlowSpec {
+    pub name: String,
+    pub src: String,
+    pub dst: String,
+    pub cc: String,
+    pub cc_params: BTreeMap<String, f64>,
+    pub start: f64,
+    pub stop: Option<f64>,
+    pub size: Option<u64>,
+    pub switch: Vec<SwitchSpec>,
+    pub tcp: TcpSpec,
+}
+
+/// TCP options of one flow. Defaults follow ns-2.35 where the papers rely on ns-2.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct TcpSpec {
+    pub mss: u32,
+    pub header: u32,
+    pub ack_size: u32,
+    pub init_cwnd: f64,
+    pub init_ssthresh: f64,
+    pub rwnd: f64,
+    pub delayed_ack: bool,
+    pub delack_timeout: f64,
+    pub delack_count: u32,
+    pub dupthresh: u32,
+    pub timestamps: bool,
+    pub min_rto: f64,
+    pub max_rto: f64,
+    pub initial_rto: f64,
+    pub tick: f64,
+    pub handshake: bool,
+}
+
+impl Default for TcpSpec {
+    fn default() -> Self {
+        TcpSpec {
+            mss: 1000,
+            header: 40,
+            ack_size: 40,
+            init_cwnd: 1.0,
+            init_ssthresh: 1e9,
+            rwnd: 1e9,
+            delayed_ack: false,
+            delack_timeout: 0.1,
+            delack_count: 2,
+            dupthresh: 3,
+            timestamps: false,
+            min_rto: 0.2,
+            max_rto: 64.0,
+            initial_rto: 3.0,
+            tick: 0.01,
+            handshake: false,
+        }
+    }
+}
+
+// ---------------------------------------------------------------- field readers
+
+fn num(path: &str, v: &Value) -> Result<f64, SpecError> {
+    match v.as_f64() {
+        Some(x) if x.is_finite() => Ok(x),
+        _ => err(path, format!("expected a number, got {v}")),
+    }
+}
+
+fn int_at_least(path: &str, v: &Value, min: u64) -> Result<u64, SpecError> {
+    let x = match v {
+        Value::Number(n) if n.is_u64() => n.as_u64().unwrap(),
+        Value::Number(n) if n.as_f64().map(|f| f.fract() == 0.0 && f >= 0.0) == Some(true) => {
+            n.as_f64().unwrap() as u64
+        }
+        _ => return err(path, format!("expected an integer >= {min}, got {v}")),
+    };
+    if x < min {
+        return err(
+            path,
+            format!("{x} is not allowed; must be an integer >= {min}"),
+        );
+    }
+    Ok(x)
+}
+
+fn rate_pos(path: &str, v: &Value) -> Result<f64, SpecError> {
+    let r = parse_rate(v).map_err(|m| SpecError(format!("{path}: {m}")))?;
+    if !(r.is_finite() && r > 0.0) {
+        return err(path, format!("rate {v} is not allowed; must be > 0 bit/s"));
+    }
+    Ok(r)
+}
+
+fn time_nonneg(path: &str, v: &Value) -> Result<f64, SpecError> {
+    let t = parse_time(v).map_err(|m| SpecError(format!("{path}: {m}")))?;
+    if !(t.is_finite() && t >= 0.0) {
+        return err(path, format!("time {v} is not allowed; must be >= 0 s"));
+    }
+    Ok(t)
+}
+
+fn time_pos(path: &str, v: &Value) -> Result<f64, SpecError> {
+    let t = time_nonneg(path, v)?;
+    if t <= 0.0 {
+        return err(path, format!("time {v} is not allowed; must be > 0 s"));
+    }
+    Ok(t)
+}
+
+fn prob(path: &str, v: &Value) -> Result<f64, SpecError> {
+    let p = num(path, v)?;
+    if !(0.0..1.0).contains(&p) {
+        return err(
+            path,
+            format!("probability {p} is not allowed; must be in [0, 1)"),
+        );
+    }
+    Ok(p)
+}
+
+fn queue(path: &str, v: &Value) -> Result<u32, SpecError> {
+    let q = int_at_least(path, v, 1)?;
+    if q > u32::MAX as u64 {
+        return err(path, "queue too large");
+    }
+    Ok(q as u32)
+}
+
+fn tcp_options(path: &str, raw: Option<&Map<String, Value>>) -> Result<TcpSpec, SpecError> {
+    let mut t = TcpSpec::default();
+    let Some(raw) = raw else { return Ok(t) };
+    for (k, v) in raw {
+        let p = format!("{path}.{k}");
+        match k.as_str() {
+            "mss" => t.mss = int_at_least(&p, v, 1)?.min(65535) as u32,
+            "header" => t.header = int_at_least(&p, v, 0)?.min(65535) as u32,
+            "ack_size" => t.ack_size = int_at_least(&p, v, 1)?.min(65535) as u32,
+            "init_cwnd" => {
+                t.init_cwnd = num(&p, v)?;
+                if t.init_cwnd < 1.0 {
+                    return err(
+                        &p,
+                        format!("{} is not allowed; must be >= 1 segment", t.init_cwnd),
+                    );
+                }
+            }
+            "init_ssthresh" => {
+                t.init_ssthresh = num(&p, v)?;
+                if t.init_ssthresh < 2.0 {
+                    return err(
+                        &p,
+                        format!("{} is not allowed; must be >= 2 segments", t.init_ssthresh),
+                    );
+                }
+            }
+            "rwnd" => {
+                t.rwnd = num(&p, v)?;
+                if t.rwnd < 1.0 {
+                    return err(
+                        &p,
+                        format!("{} is not allowed; must be >= 1 segment", t.rwnd),
+                    );
+                }
+            }
+            "delayed_ack" => t.delayed_ack = boolean(&p, v)?,
+            "delack_timeout" => t.delack_timeout = time_pos(&p, v)?,
+            "delack_count" => t.delack_count = int_at_least(&p, v, 1)?.min(1000) as u32,
+            "dupthresh" => t.dupthresh = int_at_least(&p, v, 1)?.min(1000) as u32,
+            "timestamps" => t.timestamps = boolean(&p, v)?,
+            "min_rto" => t.min_rto = time_pos(&p, v)?,
+            "max_rto" => t.max_rto = time_pos(&p, v)?,
+            "initial_rto" => t.initial_rto = time_pos(&p, v)?,
+            "tick" => t.tick = time_nonneg(&p, v)?,
+            "handshake" => t.handshake = boolean(&p, v)?,
+            _ => {
+                let allowed = "mss, header, ack_size, init_cwnd, init_ssthresh, rwnd, delayed_ack, \
+                               delack_timeout, delack_count, dupthresh, timestamps, min_rto, max_rto, \
+                               initial_rto, tick, handshake";
+                return err(&p, format!("unknown TCP option; allowed: {allowed}"));
+            }
+        }
+    }
+    if t.max_rto < t.min_rto {
+        return err(
+            &format!("{path}.max_rto"),
+            format!("{} s is below min_rto {} s", t.max_rto, t.min_rto),
+        );
+    }
+    Ok(t)
+}
+
+fn boolean(path: &str, v: &Value) -> Result<bool, SpecError> {
+    v.as_bool()
+        .ok_or_else(|| SpecError(format!("{path}: expected true or false, got {v}")))
+}
+
+// ---------------------------------------------------------------- normalisation
+
+/// Parse JSON text into a normalised, validated spec.
+pub fn parse(spec_json: &str) -> Result<Spec, SpecError> {
+    let de = &mut serde_json::Deserializer::from_str(spec_json);
+    let raw: RawSpec = serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let msg = inner.to_string();
+        // serde's messages end with " at line L column C"; keep them, they help with files.
+        if path == "." || path.is_empty() {
+            SpecError(format!("spec: {msg}"))
+        } else {
+            SpecError(format!("{path}: {msg}"))
+        }
+    })?;
+    normalise(raw)
+}
+
+fn normalise(raw: RawSpec) -> Result<Spec, SpecError> {
+    let duration = time_pos("sim.duration", &raw.sim.duration)?;
+    let sample_interval = match &raw.sim.sample_interval {
+        Some(v) => time_nonneg("sim.sample_interval", v)?,
+        None => 0.0,
+    };
+    let sim = SimSpec {
+        duration,
+        sample_interval,
+        seed: raw.sim.seed.unwrap_or(1),
+    };
+
+    let mut nodes: Vec<NodeSpec> = Vec::new();
+    let mut links: Vec<LinkSpec> = Vec::new();
+    for (i, n) in raw.nodes.iter().enumerate() {
+        let p = format!("nodes[{i}]");
+        if n.name.is_empty() {
+            return err(&format!("{p}.name"), "must not be empty");
+        }
+        let kind = n.kind.clone().unwrap_or_else(|| "host".into());
+        if kind != "host" && kind != "router" {
+            return err(
+                &format!("{p}.kind"),
+                format!("{kind:?} is not allowed; allowed: host, router"),
+            );
+        }
+        nodes.push(NodeSpec {
+            name: n.name.clone(),
+            kind,
+        });
+    }
+    if let Some(d) = &raw.dumbbell {
+        dumbbell(d, &mut nodes, &mut links)?;
+    }
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for (i, n) in nodes.iter().enumerate() {
+        if index.insert(n.name.clone(), i).is_some() {
+            let src = if raw.nodes.iter().filter(|r| r.name == n.name).count() > 1 {
+                format!("nodes[{i}].name")
+            } else {
+                "dumbbell".to_string()
+            };
+            return err(&src, format!("node name {:?} is used twice", n.name));
+        }
+    }
+    for (i, l) in raw.links.iter().enumerate() {
+        let p = format!("links[{i}]");
+        for (end, name) in [("a", &l.a), ("b", &l.b)] {
+            if !index.contains_key(name) {
+                return err(
+                    &format!("{p}.{end}"),
+                    format!("unknown node {name:?}; declare it in [[nodes]]"),
+                );
+            }
+        }
+        if l.a == l.b {
+            return err(
+                &format!("{p}.b"),
+                format!("a link from {:?} to itself is not allowed", l.a),
+            );
+        }
+        let rate = rate_pos(&format!("{p}.rate"), &l.rate)?;
+        let delay = time_nonneg(&format!("{p}.delay"), &l.delay)?;
+        let q = match &l.queue {
+            Some(v) => queue(&format!("{p}.queue"), v)?,
+            None => 100,
+        };
+        let queue_ab = match &l.queue_ab {
+            Some(v) => queue(&format!("{p}.queue_ab"), v)?,
+            None => q,
+        };
+        let queue_ba = match &l.queue_ba {
+            Some(v) => queue(&format!("{p}.queue_ba"), v)?,
+            None => q,
+        };
+        let loss = match &l.loss {
+            Some(v) => prob(&format!("{p}.loss"), v)?,
+            None => 0.0,
+        };
+        let loss_ab = match &l.loss_ab {
+            Some(v) => prob(&format!("{p}.loss_ab"), v)?,
+            None => loss,
+        };
+        let loss_ba = match &l.loss_ba {
+            Some(v) => prob(&format!("{p}.loss_ba"), v)?,
+            None => loss,
+        };
+        links.push(LinkSpec {
+            a: l.a.clone(),
+            b: l.b.clone(),
+            rate,
+            delay,
+            queue_ab,
+            queue_ba,
+            loss_ab,
+            loss_ba,
+        });
+    }
+
+    let adjacency = adjacency(&nodes, &links, &index);
+    let mut flows = Vec::new();
+    for (i, f) in raw.flows.iter().enumerate() {
+        expand_flow(i, f, &sim, &index, &adjacency, &mut flows)?;
+    }
+    let mut seen = HashMap::new();
+    for (i, f) in flows.iter().enumerate() {
+        if let Some(j) = seen.insert(f.name.clone(), i) {
+            return err(
+                "flows",
+                format!("flow name {:?} is used by flows {j} and {i}", f.name),
+            );
+        }
+    }
+    Ok(Spec {
+        sim,
+        nodes,
+        links,
+        flows,
+    })
+}
+
+fn dumbbell(
+    d: &RawDumbbell,
+    nodes: &mut Vec<NodeSpec>,
+    links: &mut Vec<LinkSpec>,
+) -> Result<(), SpecError> {
+    let n = int_at_least("dumbbell.pairs", &d.pairs, 1)? as usize;
+    if n > 1_000_000 {
+        return err("dumbbell.pairs", "at most 1000000 pairs");
+    }
+    let b = &d.bottleneck;
+    let b_rate = rate_pos("dumbbell.bottleneck.rate", &b.rate)?;
+    let b_delay = time_nonneg("dumbbell.bottleneck.delay", &b.delay)?;
+    let b_queue = match &b.queue {
+        Some(v) => queue("dumbbell.bottleneck.queue", v)?,
+        None => 100,
+    };
+    let b_loss = match &b.loss {
+        Some(v) => prob("dumbbell.bottleneck.loss", v)?,
+        None => 0.0,
+    };
+    let a = &d.access;
+    let a_rate = rate_pos("dumbbell.access.rate", &a.rate)?;
+    let a_delays: Vec<f64> = match &a.delay {
+        Value::Array(xs) => {
+            if xs.len() != n {
+                return err(
+                    "dumbbell.access.delay",
+                    format!(
+                        "a list of {} delays was given; it must have one per pair ({n})",
+                        xs.len()
+                    ),
+                );
+            }
+            xs.iter()
+                .enumerate()
+                .map(|(i, x)| time_nonneg(&format!("dumbbell.access.delay[{i}]"), x))
+                .collect::<Result<_, _>>()?
+        }
+        v => vec![time_nonneg("dumbbell.access.delay", v)?; n],
+    };
+    let a_queue = match &a.queue {
+        Some(v) => queue("dumbbell.access.queue", v)?,
+        None => 1000,
+    };
+    let a_loss = match &a.loss {
+        Some(v) => prob("dumbbell.access.loss", v)?,
+        None => 0.0,
+    };
+    nodes.push(NodeSpec {
+        name: "r1".into(),
+        kind: "router".into(),
+    });
+    nodes.push(NodeSpec {
+        name: "r2".into(),
+        kind: "router".into(),
+    });
+    let link = |x: String, y: String, rate, delay, q, loss| LinkSpec {
+        a: x,
+        b: y,
+        rate,
+        delay,
+        queue_ab: q,
+        queue_ba: q,
+        loss_ab: loss,
+        loss_ba: loss,
+    };
+    links.push(link(
+        "r1".into(),
+        "r2".into(),
+        b_rate,
+        b_delay,
+        b_queue,
+        b_loss,
+    ));
+    for (i, delay) in a_delays.iter().enumerate() {
+        nodes.push(NodeSpec {
+            name: format!("s{i}"),
+            kind: "host".into(),
+        });
+        nodes.push(NodeSpec {
+            name: format!("d{i}"),
+            kind: "host".into(),
+        });
+        links.push(link(
+            format!("s{i}"),
+            "r1".into(),
+            a_rate,
+            *delay,
+            a_queue,
+            a_loss,
+        ));
+        links.push(link(
+            "r2".into(),
+            format!("d{i}"),
+            a_rate,
+            *delay,
+            a_queue,
+            a_loss,
+        ));
+    }
+    Ok(())
+}
+
+fn adjacency(
+    nodes: &[NodeSpec],
+    links: &[LinkSpec],
+    index: &HashMap<String, usize>,
+) -> Vec<Vec<usize>> {
+    let mut adj = vec![Vec::new(); nodes.len()];
+    for l in links {
+        let (a, b) = (index[&l.a], index[&l.b]);
+        adj[a].push(b);
+        adj[b].push(a);
+    }
+    adj
+}
+
+fn reachable(adj: &[Vec<usize>], from: usize, to: usize) -> bool {
+    let mut seen = vec![false; adj.len()];
+    let mut q = VecDeque::from([from]);
+    seen[from] = true;
+    while let Some(u) = q.pop_front() {
+        if u == to {
+            return true;
+        }
+        for &v in &adj[u] {
+            if !seen[v] {
+                seen[v] = true;
+                q.push_back(v);
+            }
+        }
+    }
+    false
+}
+
+fn expand_flow(
+    i: usize,
+    f: &RawFlow,
+    sim: &SimSpec,
+    index: &HashMap<String, usize>,
+    adj: &[Vec<usize>],
+    out: &mut Vec<FlowSpec>,
+) -> Result<(), SpecError> {
+    let p = format!("flows[{i}]");
+    let count = match &f.count {
+        Some(v) => int_at_least(&format!("{p}.count"), v, 1)? as usize,
+        None => 1,
+    };
+    let cc_name = f.cc.clone().unwrap_or_else(|| "newreno".into());
+    let cc_params: BTreeMap<String, f64> = match &f.cc_params {
+        Some(m) => m
+            .iter()
+            .map(|(k, v)| Ok((k.clone(), num(&format!("{p}.cc_params.{k}"), v)?)))
+            .collect::<Result<_, SpecError>>()?,
+        None => BTreeMap::new(),
+    };
+    if let Err(m) = cc::create(&cc_name, &cc_params) {
+        return err(&format!("{p}.cc"), m);
+    }
+    let starts: Vec<f64> = match &f.start {
+        None => vec![0.0; count],
+        Some(Value::Array(xs)) => {
+            if xs.len() != count {
+                return err(
+                    &format!("{p}.start"),
+                    format!("a list of {} start times was given; it must have one per flow (count = {count})", xs.len()),
+                );
+            }
+            xs.iter()
+                .enumerate()
+                .map(|(k, x)| time_nonneg(&format!("{p}.start[{k}]"), x))
+                .collect::<Result<_, _>>()?
+        }
+        Some(v) => vec![time_nonneg(&format!("{p}.start"), v)?; count],
+    };
+    for (k, s) in starts.iter().enumerate() {
+        if *s >= sim.duration {
+            let path = if count > 1 {
+                format!("{p}.start[{k}]")
+            } else {
+                format!("{p}.start")
+            };
+            return err(
+                &path,
+                format!(
+                    "{s} s is not before the end of the simulation (sim.duration = {} s)",
+                    sim.duration
+                ),
+            );
+        }
+    }
+    let stop = match &f.stop {
+        Some(v) => Some(time_nonneg(&format!("{p}.stop"), v)?),
+        None => None,
+    };
+    let size = match &f.size {
+        Some(v) => Some(int_at_least(&format!("{p}.size"), v, 1)?),
+        None => None,
+    };
+    let mut switch = Vec::new();
+    for (k, s) in f.switch.iter().enumerate() {
+        let at = time_nonneg(&format!("{p}.switch[{k}].at"), &s.at)?;
+        if let Err(m) = cc::create(&s.cc, &cc_params) {
+            return err(&format!("{p}.switch[{k}].cc"), m);
+        }
+        switch.push(SwitchSpec {
+            at,
+            cc: s.cc.clone(),
+        });
+    }
+    let tcp = tcp_options(&format!("{p}.tcp"), f.tcp.as_ref())?;
+    for k in 0..count {
+        let subst = |s: &str| s.replace("{i}", &k.to_string());
+        let src = subst(&f.src);
+        let dst = subst(&f.dst);
+        let (Some(&a), Some(&b)) = (index.get(&src), index.get(&dst)) else {
+            let (field, name) = if index.contains_key(&src) {
+                ("dst", dst)
+            } else {
+                ("src", src)
+            };
+            return err(&format!("{p}.{field}"), format!("unknown node {name:?}"));
+        };
+        if a == b {
+            return err(
+                &format!("{p}.dst"),
+                format!("source and destination are the same node {src:?}"),
+            );
+        }
+        if !reachable(adj, a, b) {
+            return err(
+                &format!("{p}.dst"),
+                format!("no route from {src:?} to {dst:?}"),
+            );
+        }
+        let start = starts[k];
+        if let Some(s) = stop {
+            if s <= start {
+                return err(
+                    &format!("{p}.stop"),
+                    format!("{s} s is not after the start {start} s"),
+                );
+            }
+        }
+        let name = match &f.name {
+            Some(n) if count > 1 && n.contains("{i}") => subst(n),
+            Some(n) if count > 1 => format!("{n}{k}"),
+            Some(n) => n.clone(),
+            None => format!("flow{}", out.len()),
+        };
+        out.push(FlowSpec {
+            name,
+            src,
+            dst,
+            cc: cc_name.clone(),
+            cc_params: cc_params.clone(),
+            start,
+            stop,
+            size,
+            switch: switch.clone(),
+            tcp: tcp.clone(),
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn base() -> serde_json::Value {
+        serde_json::json!({
+            "sim": {"duration": "10s"},
+            "dumbbell": {"pairs": 2,
+                "bottleneck": {"rate": "10Mbps", "delay": "20ms", "queue": 50},
+                "access": {"rate": "100Mbps", "delay": "1ms"}},
+            "flows": [{"src": "s{i}", "dst": "d{i}", "count": 2}]
+        })
+    }
+
+    fn parse_v(v: &serde_json::Value) -> Result<Spec, SpecError> {
+        parse(&v.to_string())
+    }
+
+    #[test]
+    fn dumbbell_expands() {
+        let s = parse_v(&base()).unwrap();
+        assert_eq!(s.nodes.len(), 6);
+        assert_eq!(s.links.len(), 5);
+        assert_eq!(s.flows.len(), 2);
+        assert_eq!(s.flows[1].src, "s1");
+        assert_eq!(s.links[0].rate, 10e6);
+        assert_eq!(s.flows[0].tcp, TcpSpec::default());
+    }
+
+    #[test]
+    fn normalised_spec_is_a_fixed_point() {
+        let s = parse_v(&base()).unwrap();
+        let again = parse(&serde_json::to_string(&s).unwrap()).unwrap();
+        assert_eq!(s, again);
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let mut v = base();
+        v["flows"][0]["cc"] = "nosuch".into();
+        let e = parse_v(&v).unwrap_err().0;
+        assert!(
+            e.starts_with("flows[0].cc: unknown congestion-control algorithm"),
+            "{e}"
+        );
+        assert!(e.contains("newreno"), "{e}");
+
+        let mut v = base();
+        v["dumbbell"]["bottleneck"]["rate"] = (-5.0).into();
+        let e = parse_v(&v).unwrap_err().0;
+        assert!(e.starts_with("dumbbell.bottleneck.rate:"), "{e}");
+
+        let mut v = base();
+        v["dumbbell"]["bottleneck"]["queue"] = 0.into();
+        assert!(parse_v(&v)
+            .unwrap_err()
+            .0
+            .starts_with("dumbbell.bottleneck.queue:"));
+
+        let mut v = base();
+        v["flows"][0]["tcp"] = serde_json::json!({"mss": 1000, "bogus": 1});
+        assert!(parse_v(&v)
+            .unwrap_err()
+            .0
+            .starts_with("flows[0].tcp.bogus: unknown TCP option"));
+
+        let mut v = base();
+        v["flows"][0]["colour"] = "red".into();
+        let e = parse_v(&v).unwrap_err().0;
+        assert!(e.contains("flows[0]") && e.contains("colour"), "{e}");
+    }
+
+    #[test]
+    fn unreachable_destination_is_rejected() {
+        let v = serde_json::json!({
+            "sim": {"duration": 5},
+            "nodes": [{"name": "a"}, {"name": "b"}, {"name": "c"}],
+            "links": [{"a": "a", "b": "b", "rate": 1e6, "delay": 0.01}],
+            "flows": [{"src": "a", "dst": "c"}]
+        });
+        let e = parse_v(&v).unwrap_err().0;
+        assert_eq!(e, "flows[0].dst: no route from \"a\" to \"c\"");
+    }
+}

@@ -1,0 +1,44 @@
+//! The TCP backplane: a segment-counting sender with RTO, duplicate-ACK counting and the
+//! recovery state machine, and a receiver with optional delayed ACKs. Both are pure state
+//! machines: they are driven by calls with the current time and emit [`Tx`] segments into
+//! an output buffer, so they can be tested step by step without a network.
+mod receiver;
+mod sender;
+
+pub use receiver::Receiver;
+pub use sender::{ConnState, Sender, SenderConfig, SenderStats};
+
+use crate::sim::Time;
+
+/// Kinds of segments on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Kind {
+    Data,
+    Ack,
+    Syn,
+    SynAck,
+    Fin,
+    FinAck,
+}
+
+impl Kind {
+    /// True for segments that travel from the data sender to the receiver.
+    pub fn forward(self) -> bool {
+        matches!(self, Kind::Data | Kind::Syn | Kind::Fin)
+    }
+}
+
+/// A segment a TCP endpoint wants to transmit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tx {
+    pub kind: Kind,
+    /// Data: the segment number. Acks: the cumulative ACK (next segment expected).
+    pub seq: u64,
+    /// Timestamp (send time) carried by the segment.
+    pub ts: Time,
+    /// Echoed timestamp (ACKs).
+    pub ts_echo: Time,
+    /// True if this data segment was sent before (statistics only).
+    pub retransmission: bool,
+}

@@ -1,0 +1,682 @@
+use super::{Kind, Tx};
+use crate::cc::{AckSample, CcState, CongestionControl, Phase, Recovery, Signal};
+use crate::scenario::TcpSpec;
+use crate::sim::{secs, to_secs, Time};
+
+/// Sender options (from the scenario's `tcp` table).
+#[derive(Debug, Clone)]
+pub struct SenderConfig {
+    pub dupthresh: u32,
+    pub timestamps: bool,
+    pub min_rto: f64,
+    pub max_rto: f64,
+    pub initial_rto: f64,
+    pub tick: f64,
+    pub handshake: bool,
+    /// Segments to send; `None` = infinite bulk transfer.
+    pub size: Option<u64>,
+}
+
+impl SenderConfig {
+    pub fn from_spec(t: &TcpSpec, size: Option<u64>) -> SenderConfig {
+        SenderConfig {
+            dupthresh: t.dupthresh,
+            timestamps: t.timestamps,
+            min_rto: t.min_rto,
+            max_rto: t.max_rto,
+            initial_rto: t.initial_rto,
+            tick: t.tick,
+            handshake: t.handshake,
+            size,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConnState {
+    /// Not started yet.
+    Idle,
+    SynSent,
+    Established,
+    /// All data acknowledged, FIN sent.
+    FinSent,
+    Closed,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct SenderStats {
+    pub segments_sent: u64,
+    pub retransmits: u64,
+    pub fast_retransmits: u64,
+    pub timeouts: u64,
+    pub completion: Option<Time>,
+}
+
+/// The data sender of one connection.
+pub struct Sender {
+    cfg: SenderConfig,
+    pub st: CcState,
+    pub cc: Box<dyn CongestionControl>,
+    pub state: ConnState,
+    /// Oldest unacknowledged segment.
+    pub snd_una: u64,
+    /// Next segment to transmit (moves back to `snd_una` after a timeout: go-back-N).
+    pub snd_nxt: u64,
+    /// One past the highest segment ever transmitted.
+    pub snd_max: u64,
+    /// Segments the application offers (`None` = unlimited).
+    app_limit: Option<u64>,
+    pub dupacks: u32,
+    /// `snd_max` when the last loss recovery began; duplicate ACKs start a new one only
+    /// once the cumulative ACK passes it.
+    recover: Option<u64>,
+    /// The segment being timed (one per window, when timestamps are off) and its send time.
+    timing: Option<(u64, Time)>,
+    has_rtt: bool,
+    /// Retransmission timeout before back-off, seconds.
+    pub rto: f64,
+    pub backoff: u32,
+    /// When the retransmission timer expires, if armed.
+    pub rto_deadline: Option<Time>,
+    syn_retransmitted: bool,
+    start: Time,
+    pub stats: SenderStats,
+}
+
+impl Sender {
+    pub fn new(cfg: SenderConfig, tcp: &TcpSpec, cc: Box<dyn CongestionControl>) -> Sender {
+        let st = CcState {
+            now: 0,
+            cwnd: tcp.init_cwnd,
+            ssthresh: tcp.init_ssthresh,
+            rwnd: tcp.rwnd,
+            init_cwnd: tcp.init_cwnd,
+            init_ssthresh: tcp.init_ssthresh,
+            mss: tcp.mss,
+            flight: 0,
+            srtt: 0.0,
+            rttvar: 0.0,
+            min_rtt: f64::INFINITY,
+            phase: Phase::SlowStart,
+        };
+        let rto = cfg.initial_rto;
+        Sender {
+            app_limit: cfg.size,
+            cfg,
+            st,
+            cc,
+            state: ConnState::Idle,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            dupacks: 0,
+            recover: None,
+            timing: None,
+            has_rtt: false,
+            rto,
+            backoff: 0,
+            rto_deadline: None,
+            syn_retransmitted: false,
+            start: 0,
+            stats: SenderStats::default(),
+        }
+    }
+
+    fn sync(&mut self, now: Time) {
+        self.st.now = now;
+        self.st.flight = self.snd_max - self.snd_una;
+    }
+
+    fn update_phase(&mut self) {
+        self.st.phase = if self.st.cwnd < self.st.ssthresh {
+            Phase::SlowStart
+        } else {
+            Phase::CongestionAvoidance
+        };
+    }
+
+    /// The application starts: open the connection (or start sending at once).
+    pub fn start(&mut self, now: Time, out: &mut Vec<Tx>) {
+        self.sync(now);
+        self.start = now;
+        self.cc.init(&mut self.st);
+        self.update_phase();
+        if self.cfg.handshake {
+            self.state = ConnState::SynSent;
+            self.send_control(Kind::Syn, now, out);
+            self.arm(now);
+        } else {
+            self.state = ConnState::Established;
+            self.try_send(now, out);
+        }
+    }
+
+    /// The application stops offering new data; what is already sent is still recovered.
+    pub fn stop(&mut self) {
+        let limit = self.app_limit.map_or(self.snd_max, |l| l.min(self.snd_max));
+        self.app_limit = Some(limit);
+    }
+
+    /// Replace the congestion-control algorithm of the running connection.
+    pub fn switch_cc(&mut self, now: Time, cc: Box<dyn CongestionControl>, out: &mut Vec<Tx>) {
+        self.sync(now);
+        self.cc = cc;
+        self.cc.on_switch_in(&mut self.st);
+        self.try_send(now, out);
+    }
+
+    pub fn started_at(&self) -> Time {
+        self.start
+    }
+
+    fn send_control(&mut self, kind: Kind, now: Time, out: &mut Vec<Tx>) {
+        out.push(Tx {
+            kind,
+            seq: self.snd_max,
+            ts: now,
+            ts_echo: 0,
+            retransmission: false,
+        });
+    }
+
+    /// Timer value in effect: rto · 2^backoff, capped at max_rto.
+    pub fn current_rto(&self) -> f64 {
+        (self.rto * f64::from(1u32 << self.backoff.min(20))).min(self.cfg.max_rto)
+    }
+
+    fn arm(&mut self, now: Time) {
+        self.rto_deadline = Some(now + secs(self.current_rto()));
+    }
+
+    fn limit(&self) -> u64 {
+        self.app_limit.unwrap_or(u64::MAX)
+    }
+
+    fn emit_data(&mut self, seq: u64, now: Time, out: &mut Vec<Tx>) {
+        let retransmission = seq < self.snd_max;
+        if retransmission {
+            self.stats.retransmits += 1;
+        } else if !self.cfg.timestamps && self.timing.is_none() {
+            self.timing = Some((seq, now));
+        }
+        self.stats.segments_sent += 1;
+        out.push(Tx {
+            kind: Kind::Data,
+            seq,
+            ts: now,
+            ts_echo: 0,
+            retransmission,
+        });
+        self.cc.on_packet_sent(&self.st, seq, retransmission);
+    }
+
+    /// Send what the window and the application allow.
+    pub fn try_send(&mut self, now: Time, out: &mut Vec<Tx>) {
+        if self.state != ConnState::Established {
+            return;
+        }
+        let wnd = self.st.window().max(1.0) as u64;
+        let limit = self.limit();
+        let mut sent = false;
+        while self.snd_nxt < limit && self.snd_nxt < self.snd_una + wnd {
+            let seq = self.snd_nxt;
+            self.emit_data(seq, now, out);
+            self.snd_nxt += 1;
+            self.snd_max = self.snd_max.max(self.snd_nxt);
+            sent = true;
+        }
+        self.st.flight = self.snd_max - self.snd_una;
+        if sent && self.rto_deadline.is_none() {
+            self.arm(now);
+        }
+    }
+
+    fn rtt_sample(&mut self, r: f64) {
+        let tick = self.cfg.tick;
+        let r = if tick > 0.0 {
+            (r / tick).round().max(1.0) * tick
+        } else {
+            r
+        };
+        if !self.has_rtt {
+            self.has_rtt = true;
+            self.st.srtt = r;
+            self.st.rttvar = r / 2.0;
+        } else {
+            let delta = r - self.st.srtt;
+            self.st.srtt += delta / 8.0;
+            self.st.rttvar += (delta.abs() - self.st.rttvar) / 4.0;
+        }
+        self.st.min_rtt = self.st.min_rtt.min(r);
+        self.rto = (self.st.srtt + (4.0 * self.st.rttvar).max(tick))
+            .max(self.cfg.min_rto)
+            .min(self.cfg.max_rto);
+        self.backoff = 0;
+        self.cc.on_rtt_sample(&self.st, r);
+    }
+
+    fn complete_if_done(&mut self, now: Time, out: &mut Vec<Tx>) {
+        if let Some(limit) = self.cfg.size {
+            if self.snd_una >= limit && self.state == ConnState::Established {
+                if self.cfg.handshake {
+                    self.state = ConnState::FinSent;
+                    self.send_control(Kind::Fin, now, out);
+                    self.arm(now);
+                } else {
+                    self.state = ConnState::Closed;
+                    self.stats.completion = Some(now);
+                    self.rto_deadline = None;
+                }
+            }
+        }
+    }
+
+    /// An ACK segment (`kind` Ack, SynAck or FinAck) arrives.
+    pub fn on_ack(&mut self, now: Time, kind: Kind, ack: u64, ts_echo: Time, out: &mut Vec<Tx>) {
+        self.sync(now);
+        match (kind, self.state) {
+            (Kind::SynAck, ConnState::SynSent) => {
+                if !self.syn_retransmitted {
+                    self.rtt_sample(to_secs(now - ts_echo));
+                }
+                self.state = ConnState::Established;
+                self.rto_deadline = None;
+                self.try_send(now, out);
+                return;
+            }
+            (Kind::FinAck, ConnState::FinSent) => {
+                self.state = ConnState::Closed;
+                self.stats.completion = Some(now);
+                self.rto_deadline = None;
+                return;
+            }
+            (Kind::Ack, ConnState::Established) => {}
+            _ => return,
+        }
+        if ack > self.snd_una {
+            self.on_new_ack(now, ack, ts_echo, out);
+        } else if ack == self.snd_una && self.snd_max > self.snd_una {
+            self.on_dup_ack(now, out);
+        }
+    }
+
+    fn on_new_ack(&mut self, now: Time, ack: u64, ts_echo: Time, out: &mut Vec<Tx>) {
+        let acked = ack - self.snd_una;
+        let rtt = if self.cfg.timestamps {
+            Some(to_secs(now.saturating_sub(ts_echo)))
+        } else {
+            match self.timing {
+                Some((seq, sent)) if ack > seq => {
+                    self.timing = None;
+                    Some(to_secs(now - sent))
+                }
+                _ => None,
+            }
+        };
+        if let Some(r) = rtt {
+            self.rtt_sample(r);
+        }
+        self.snd_una = ack;
+        self.snd_nxt = self.snd_nxt.max(ack);
+        self.st.flight = self.snd_max - self.snd_una;
+        let sample = AckSample {
+            acked,
+            duplicate: false,
+            rtt,
+        };
+        self.cc.on_ack_arrival(&self.st, &sample);
+
+        if self.st.phase == Phase::FastRecovery {
+            let full = self.recover.is_none_or(|r| ack >= r);
+            if full || self.cc.recovery() == Recovery::Reno {
+                self.cc.on_recovery_exit(&mut self.st);
+                self.dupacks = 0;
+                self.update_phase();
+            } else {
+                // Partial ACK: retransmit the next hole, deflate by the amount acknowledged
+                // and add back one segment (RFC 6582), stay in fast recovery.
+                self.emit_data(self.snd_una, now, out);
+                self.st.cwnd = (self.st.cwnd - acked as f64 + 1.0).max(1.0);
+                self.arm(now);
+                self.try_send(now, out);
+                return;
+            }
+        } else {
+            self.dupacks = 0;
+            self.cc.on_ack(&mut self.st, &sample);
+            self.update_phase();
+        }
+        if self.snd_una < self.snd_max {
+            self.arm(now);
+        } else {
+            self.rto_deadline = None;
+        }
+        self.complete_if_done(now, out);
+        self.try_send(now, out);
+    }
+
+    fn on_dup_ack(&mut self, now: Time, out: &mut Vec<Tx>) {
+        self.dupacks += 1;
+        let sample = AckSample {
+            acked: 0,
+            duplicate: true,
+            rtt: None,
+        };
+        self.cc.on_ack_arrival(&self.st, &sample);
+        if self.st.phase == Phase::FastRecovery {
+            self.st.cwnd += 1.0;
+            self.try_send(now, out);
+            return;
+        }
+        if self.dupacks != self.cfg.dupthresh {
+            return;
+        }
+        if let Some(r) = self.recover {
+            if self.snd_una <= r {
+                // Still inside the window of the previous recovery: not a new loss event.
+                return;
+            }
+        }
+        self.recover = Some(self.snd_max);
+        self.stats.fast_retransmits += 1;
+        self.timing = None;
+        self.cc.on_congestion(&mut self.st, Signal::DupAcks);
+        match self.cc.recovery() {
+            Recovery::None => {
+                // Tahoe: go back to the hole and slow-start from the new window.
+                self.snd_nxt = self.snd_una;
+                self.update_phase();
+                self.arm(now);
+                self.try_send(now, out);
+            }
+            Recovery::Reno | Recovery::NewReno => {
+                self.emit_data(self.snd_una, now, out);
+                self.st.cwnd += f64::from(self.cfg.dupthresh);
+                self.st.phase = Phase::FastRecovery;
+                self.arm(now);
+                self.try_send(now, out);
+            }
+        }
+    }
+
+    /// The retransmission timer fires.
+    pub fn on_timeout(&mut self, now: Time, out: &mut Vec<Tx>) {
+        self.sync(now);
+        self.rto_deadline = None;
+        match self.state {
+            ConnState::SynSent => {
+                self.syn_retransmitted = true;
+                self.backoff += 1;
+                self.stats.timeouts += 1;
+                self.send_control(Kind::Syn, now, out);
+                self.arm(now);
+                return;
+            }
+            ConnState::FinSent => {
+                self.backoff += 1;
+                self.stats.timeouts += 1;
+                self.send_control(Kind::Fin, now, out);
+                self.arm(now);
+                return;
+            }
+            ConnState::Established => {}
+            _ => return,
+        }
+        if self.snd_una >= self.snd_max {
+            return;
+        }
+        self.stats.timeouts += 1;
+        self.cc.on_congestion(&mut self.st, Signal::Timeout);
+        self.st.phase = Phase::TimeoutRecovery;
+        self.recover = Some(self.snd_max);
+        self.dupacks = 0;
+        self.timing = None;
+        self.snd_nxt = self.snd_una;
+        self.backoff = (self.backoff + 1).min(20);
+        self.arm(now);
+        self.try_send(now, out);
+    }
+
+    /// A congestion signal from outside the ACK clock (ECN or an explicit notification).
+    pub fn on_notification(&mut self, now: Time, signal: Signal, out: &mut Vec<Tx>) {
+        self.sync(now);
+        if self.st.phase == Phase::FastRecovery || self.st.phase == Phase::TimeoutRecovery {
+            return;
+        }
+        self.cc.on_congestion(&mut self.st, signal);
+        self.update_phase();
+        self.try_send(now, out);
+    }
+
+    /// The algorithm's own periodic timer.
+    pub fn on_cc_timer(&mut self, now: Time, out: &mut Vec<Tx>) {
+        self.sync(now);
+        self.cc.on_timer(&mut self.st);
+        self.try_send(now, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc;
+
+    const MS: Time = 1_000_000;
+
+    fn sender(name: &str, tcp: TcpSpec, size: Option<u64>) -> Sender {
+        let cfg = SenderConfig::from_spec(&tcp, size);
+        Sender::new(cfg, &tcp, cc::create(name, &cc::Params::new()).unwrap())
+    }
+
+    fn seqs(out: &[Tx]) -> Vec<u64> {
+        out.iter()
+            .filter(|t| t.kind == Kind::Data)
+            .map(|t| t.seq)
+            .collect()
+    }
+
+    fn ack(s: &mut Sender, now: Time, a: u64) -> Vec<Tx> {
+        let mut out = vec![];
+        s.on_ack(now, Kind::Ack, a, 0, &mut out);
+        out
+    }
+
+    /// Grow a NewReno sender to cwnd 10 in congestion avoidance with segments 0..10 in flight.
+    fn sender_at_cwnd_10() -> Sender {
+        let tcp = TcpSpec {
+            init_cwnd: 10.0,
+            init_ssthresh: 10.0,
+            tick: 0.0,
+            ..TcpSpec::default()
+        };
+        let mut s = sender("newreno", tcp, None);
+        let mut out = vec![];
+        s.start(0, &mut out);
+        assert_eq!(seqs(&out), (0..10).collect::<Vec<_>>());
+        s
+    }
+
+    #[test]
+    fn slow_start_doubles_per_round() {
+        let mut s = sender("newreno", TcpSpec::default(), None);
+        let mut out = vec![];
+        s.start(0, &mut out);
+        assert_eq!(seqs(&out), vec![0]);
+        let o = ack(&mut s, 100 * MS, 1);
+        assert_eq!(seqs(&o), vec![1, 2]);
+        let o = ack(&mut s, 200 * MS, 2);
+        assert_eq!(seqs(&o), vec![3, 4]);
+        let o = ack(&mut s, 200 * MS, 3);
+        assert_eq!(seqs(&o), vec![5, 6]);
+        assert_eq!(s.st.cwnd, 4.0);
+    }
+
+    #[test]
+    fn newreno_fast_retransmit_partial_and_full_ack() {
+        let mut s = sender_at_cwnd_10();
+        // Segments 0 and 5 are lost. ACKs for 1..4 arrive as duplicates of 0.
+        for k in 1..=2 {
+            assert!(seqs(&ack(&mut s, k * MS, 0)).is_empty());
+        }
+        let o = ack(&mut s, 3 * MS, 0);
+        assert_eq!(seqs(&o), vec![0], "third dup ACK retransmits the hole");
+        assert_eq!(s.st.phase, Phase::FastRecovery);
+        assert_eq!(s.st.ssthresh, 5.0);
+        assert_eq!(s.st.cwnd, 8.0, "ssthresh + 3");
+        assert_eq!(s.stats.fast_retransmits, 1);
+        // Dup ACKs for 2,3,4 and 6..9 (7 more): cwnd inflates; new data once cwnd > flight.
+        let mut sent = vec![];
+        for k in 0..7 {
+            sent.extend(seqs(&ack(&mut s, (4 + k) * MS, 0)));
+        }
+        assert_eq!(s.st.cwnd, 15.0);
+        assert_eq!(
+            sent,
+            vec![10, 11, 12, 13, 14],
+            "inflated window sends new data"
+        );
+        // The retransmission of 0 arrives: ACK 5 is partial (recover = 10).
+        let o = ack(&mut s, 20 * MS, 5);
+        assert_eq!(seqs(&o)[0], 5, "partial ACK retransmits the next hole");
+        assert_eq!(s.st.phase, Phase::FastRecovery);
+        assert_eq!(s.st.cwnd, 15.0 - 5.0 + 1.0);
+        // The retransmission of 5 arrives: ACK 15 covers recover -> full ACK.
+        ack(&mut s, 30 * MS, 15);
+        assert_ne!(s.st.phase, Phase::FastRecovery);
+        assert_eq!(s.st.cwnd, 5.0, "full ACK sets cwnd to ssthresh");
+        assert_eq!(s.stats.retransmits, 2);
+        assert_eq!(s.stats.timeouts, 0);
+    }
+
+    #[test]
+    fn reno_leaves_recovery_on_partial_ack() {
+        let tcp = TcpSpec {
+            init_cwnd: 10.0,
+            init_ssthresh: 10.0,
+            tick: 0.0,
+            ..TcpSpec::default()
+        };
+        let mut s = sender("reno", tcp, None);
+        let mut out = vec![];
+        s.start(0, &mut out);
+        for k in 1..=3 {
+            ack(&mut s, k * MS, 0);
+        }
+        assert_eq!(s.st.phase, Phase::FastRecovery);
+        ack(&mut s, 10 * MS, 5);
+        assert_eq!(s.st.phase, Phase::CongestionAvoidance);
+        assert_eq!(s.st.cwnd, 5.0);
+    }
+
+    #[test]
+    fn tahoe_goes_back_to_one_segment() {
+        let tcp = TcpSpec {
+            init_cwnd: 10.0,
+            init_ssthresh: 10.0,
+            tick: 0.0,
+            ..TcpSpec::default()
+        };
+        let mut s = sender("tahoe", tcp, None);
+        let mut out = vec![];
+        s.start(0, &mut out);
+        ack(&mut s, MS, 0);
+        ack(&mut s, 2 * MS, 0);
+        let o = ack(&mut s, 3 * MS, 0);
+        assert_eq!(seqs(&o), vec![0]);
+        assert_eq!((s.st.cwnd, s.st.ssthresh), (1.0, 5.0));
+        assert_eq!(s.st.phase, Phase::SlowStart);
+    }
+
+    #[test]
+    fn timeout_backs_off_exponentially_up_to_the_cap() {
+        let tcp = TcpSpec {
+            initial_rto: 1.0,
+            max_rto: 64.0,
+            ..TcpSpec::default()
+        };
+        let mut s = sender("newreno", tcp, None);
+        let mut out = vec![];
+        s.start(0, &mut out);
+        assert_eq!(s.rto_deadline, Some(secs(1.0)));
+        let mut now = 0;
+        let mut gaps = vec![];
+        for _ in 0..9 {
+            let d = s.rto_deadline.unwrap();
+            gaps.push(to_secs(d - now));
+            now = d;
+            let mut o = vec![];
+            s.on_timeout(now, &mut o);
+            assert_eq!(
+                seqs(&o),
+                vec![0],
+                "go-back-N resends the first unacknowledged"
+            );
+        }
+        assert_eq!(gaps, vec![1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 64.0, 64.0]);
+        assert_eq!(s.stats.timeouts, 9);
+        assert_eq!(s.st.phase, Phase::TimeoutRecovery);
+        // Repeated timeouts left ssthresh at its floor of 2; a new ACK ends timeout recovery.
+        assert_eq!(s.st.ssthresh, 2.0);
+        ack(&mut s, now + MS, 1);
+        assert_eq!(s.st.cwnd, 2.0);
+        assert_eq!(s.st.phase, Phase::CongestionAvoidance);
+    }
+
+    #[test]
+    fn timeout_in_flight_resets_window_and_ssthresh() {
+        let mut s = sender_at_cwnd_10();
+        let mut out = vec![];
+        s.on_timeout(secs(3.0), &mut out);
+        assert_eq!(seqs(&out), vec![0]);
+        assert_eq!((s.st.cwnd, s.st.ssthresh), (1.0, 5.0));
+        // Dup ACKs from segments sent before the timeout do not start fast recovery.
+        for k in 1..=5 {
+            ack(&mut s, secs(3.0) + k * MS, 0);
+        }
+        assert_eq!(s.stats.fast_retransmits, 0);
+    }
+
+    #[test]
+    fn rto_follows_rfc6298_with_min_rto_and_tick() {
+        let tcp = TcpSpec {
+            min_rto: 0.2,
+            tick: 0.01,
+            ..TcpSpec::default()
+        };
+        let mut s = sender("newreno", tcp, None);
+        let mut out = vec![];
+        s.start(0, &mut out);
+        ack(&mut s, 100 * MS, 1); // sample 100 ms: srtt 0.1, rttvar 0.05
+        assert!((s.st.srtt - 0.1).abs() < 1e-12);
+        assert!((s.rto - 0.3).abs() < 1e-12, "rto {}", s.rto);
+        assert_eq!(s.st.min_rtt, 0.1);
+    }
+
+    #[test]
+    fn fixed_size_flow_completes_with_and_without_handshake() {
+        let mut s = sender("newreno", TcpSpec::default(), Some(3));
+        let mut out = vec![];
+        s.start(0, &mut out);
+        ack(&mut s, MS, 1);
+        ack(&mut s, 2 * MS, 3);
+        assert_eq!(s.stats.completion, Some(2 * MS));
+
+        let tcp = TcpSpec {
+            handshake: true,
+            ..TcpSpec::default()
+        };
+        let mut s = sender("newreno", tcp, Some(1));
+        let mut out = vec![];
+        s.start(0, &mut out);
+        assert_eq!(out[0].kind, Kind::Syn);
+        let mut out = vec![];
+        s.on_ack(10 * MS, Kind::SynAck, 0, 0, &mut out);
+        assert_eq!(seqs(&out), vec![0]);
+        let mut out = vec![];
+        s.on_ack(20 * MS, Kind::Ack, 1, 10 * MS, &mut out);
+        assert_eq!(out[0].kind, Kind::Fin);
+        assert_eq!(s.stats.completion, None);
+        s.on_ack(30 * MS, Kind::FinAck, 1, 0, &mut out);
+        assert_eq!(s.stats.completion, Some(30 * MS));
+    }
+}

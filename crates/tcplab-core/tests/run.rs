@@ -1,0 +1,184 @@
+//! End-to-end runs through the public API: invariants, determinism, headline behaviour.
+use tcplab_core::api::{self, Column, RunOutput};
+
+fn dumbbell(pairs: u32, loss: f64, duration: f64, cc: &str) -> String {
+    serde_json::json!({
+        "sim": {"duration": duration, "sample_interval": 0.5},
+        "dumbbell": {"pairs": pairs,
+            "bottleneck": {"rate": "10Mbps", "delay": "20ms", "queue": 50, "loss": loss},
+            "access": {"rate": "100Mbps", "delay": "2ms", "queue": 1000}},
+        "flows": [{"src": "s{i}", "dst": "d{i}", "count": pairs, "cc": cc}]
+    })
+    .to_string()
+}
+
+fn col(out: &RunOutput, table: &str, name: &str) -> Vec<f64> {
+    let t = match table {
+        "flows" => &out.flows,
+        "links" => &out.links,
+        "flow_ts" => &out.flow_ts,
+        _ => &out.link_ts,
+    };
+    t.f64s(name)
+}
+
+#[test]
+fn bulk_flows_fill_the_bottleneck_and_conserve_packets() {
+    let out = api::run(&dumbbell(4, 0.0, 30.0, "newreno"), 1).unwrap();
+    let goodput: f64 = col(&out, "flows", "goodput_bps").iter().sum();
+    assert!(
+        goodput > 8.5e6 && goodput < 10e6,
+        "aggregate goodput {goodput}"
+    );
+    // Bottleneck r1->r2 is link direction 0: busy nearly all the time, with queue drops.
+    let util = col(&out, "links", "utilisation");
+    assert!(util[0] > 0.9, "bottleneck utilisation {}", util[0]);
+    let drops = col(&out, "links", "drops_queue");
+    assert!(drops[0] > 0.0);
+    let (arr, dep, dq, dl, ins) = (
+        col(&out, "links", "arrivals"),
+        col(&out, "links", "departures"),
+        col(&out, "links", "drops_queue"),
+        col(&out, "links", "drops_loss"),
+        col(&out, "links", "in_system"),
+    );
+    for i in 0..arr.len() {
+        assert_eq!(arr[i], dep[i] + dq[i] + dl[i] + ins[i], "link {i}");
+    }
+    // Every flow made progress and recovered from losses.
+    for g in col(&out, "flows", "goodput_bps") {
+        assert!(g > 1e6, "flow goodput {g}");
+    }
+    assert!(col(&out, "flows", "fast_retransmits").iter().sum::<f64>() > 0.0);
+}
+
+#[test]
+fn same_seed_same_results_different_seed_differs_under_loss() {
+    let spec = dumbbell(3, 0.01, 20.0, "newreno");
+    let a = api::run(&spec, 7).unwrap();
+    let b = api::run(&spec, 7).unwrap();
+    assert_eq!(a.flows, b.flows);
+    assert_eq!(a.links, b.links);
+    assert_eq!(a.flow_ts, b.flow_ts);
+    assert_eq!(a.link_ts, b.link_ts);
+    let c = api::run(&spec, 8).unwrap();
+    assert_ne!(a.flows, c.flows);
+}
+
+#[test]
+fn adding_a_flow_does_not_change_other_links_random_draws() {
+    // Loss only on s0's access link. Adding a flow on another pair must not change which
+    // packets of flow 0 the s0 access link drops before flow 0 meets the other flow: compare
+    // drop counts on that link over a short horizon where the bottleneck is not congested.
+    let mk = |pairs: u32| {
+        serde_json::json!({
+            "sim": {"duration": 30.0},
+            "nodes": [{"name": "a"}, {"name": "b"}, {"name": "c"}, {"name": "d"}],
+            "links": [
+                {"a": "a", "b": "b", "rate": "100Mbps", "delay": "5ms", "queue": 1000, "loss_ab": 0.05},
+                {"a": "c", "b": "d", "rate": "100Mbps", "delay": "5ms", "queue": 1000, "loss_ab": 0.05}
+            ],
+            "flows": if pairs == 1 {
+                serde_json::json!([{"src": "a", "dst": "b", "size": 500}])
+            } else {
+                serde_json::json!([{"src": "a", "dst": "b", "size": 500}, {"src": "c", "dst": "d", "size": 500}])
+            }
+        })
+        .to_string()
+    };
+    let one = api::run(&mk(1), 3).unwrap();
+    let two = api::run(&mk(2), 3).unwrap();
+    assert_eq!(one.flows.f64s("completion_time").len(), 1);
+    let ct = col(&one, "flows", "completion_time")[0];
+    assert!(ct.is_finite(), "flow 0 completes");
+    assert_eq!(
+        col(&one, "links", "drops_loss")[0],
+        col(&two, "links", "drops_loss")[0]
+    );
+    assert_eq!(ct, col(&two, "flows", "completion_time")[0]);
+}
+
+#[test]
+fn fixed_size_flow_delivers_everything_once_and_records_completion() {
+    for handshake in [false, true] {
+        let spec = serde_json::json!({
+            "sim": {"duration": 60.0},
+            "nodes": [{"name": "a"}, {"name": "b"}],
+            "links": [{"a": "a", "b": "b", "rate": "2Mbps", "delay": "50ms", "queue": 20, "loss": 0.02}],
+            "flows": [{"src": "a", "dst": "b", "size": 300, "tcp": {"handshake": handshake}}]
+        })
+        .to_string();
+        let out = api::run(&spec, 11).unwrap();
+        assert_eq!(col(&out, "flows", "delivered_segments"), vec![300.0]);
+        assert_eq!(col(&out, "flows", "acked_segments"), vec![300.0]);
+        let ct = col(&out, "flows", "completion_time")[0];
+        // 300 kB over 2 Mb/s needs at least 1.2 s plus the round trips of slow start.
+        assert!(ct > 1.2 && ct < 60.0, "completion {ct}");
+        let sent = col(&out, "flows", "segments_sent")[0];
+        let retx = col(&out, "flows", "retransmits")[0];
+        assert_eq!(
+            sent,
+            300.0 + retx,
+            "every segment sent once plus retransmissions"
+        );
+    }
+}
+
+#[test]
+fn lossy_single_flow_follows_the_square_root_law_roughly() {
+    // Mathis et al.: throughput ≈ (MSS/RTT)·sqrt(3/(2p)) for a loss-limited flow.
+    let p: f64 = 0.01;
+    let spec = serde_json::json!({
+        "sim": {"duration": 200.0},
+        "nodes": [{"name": "a"}, {"name": "b"}],
+        "links": [{"a": "a", "b": "b", "rate": "100Mbps", "delay": "50ms", "queue": 10000, "loss_ab": p}],
+        "flows": [{"src": "a", "dst": "b"}]
+    })
+    .to_string();
+    let out = api::run(&spec, 5).unwrap();
+    let g = col(&out, "flows", "goodput_bps")[0];
+    let mathis = 8000.0 / 0.1 * (1.5 / p).sqrt();
+    assert!(
+        g > 0.5 * mathis && g < 1.5 * mathis,
+        "goodput {g} vs Mathis {mathis}"
+    );
+}
+
+#[test]
+fn time_series_are_sampled_at_the_interval() {
+    let out = api::run(&dumbbell(2, 0.0, 5.0, "reno"), 1).unwrap();
+    let t = col(&out, "flow_ts", "time");
+    assert_eq!(t.len(), 2 * 11, "samples at 0, 0.5, ..., 5.0 for 2 flows");
+    assert_eq!(t[2], 0.5);
+    let q = col(&out, "link_ts", "queue");
+    assert_eq!(q.len(), 10 * 11);
+}
+
+#[test]
+fn switching_algorithm_at_run_time_keeps_the_connection_going() {
+    let spec = serde_json::json!({
+        "sim": {"duration": 20.0},
+        "dumbbell": {"pairs": 1,
+            "bottleneck": {"rate": "10Mbps", "delay": "20ms", "queue": 30},
+            "access": {"rate": "100Mbps", "delay": "1ms"}},
+        "flows": [{"src": "s0", "dst": "d0", "cc": "newreno", "switch": [{"at": 10.0, "cc": "tahoe"}]}]
+    })
+    .to_string();
+    let out = api::run(&spec, 1).unwrap();
+    match out.flows.column("cc_final") {
+        Some(Column::Str(v)) => assert_eq!(v[0], "tahoe"),
+        _ => panic!("no cc_final column"),
+    }
+    assert!(col(&out, "flows", "goodput_bps")[0] > 7e6);
+}
+
+#[test]
+fn invalid_specs_are_scenario_errors() {
+    let e = api::run("{\"sim\": {\"duration\": -1}}", 1).unwrap_err();
+    assert!(
+        matches!(e, api::Error::Scenario(ref m) if m.starts_with("sim.duration:")),
+        "{e:?}"
+    );
+    let e = api::run("not json", 1).unwrap_err();
+    assert!(matches!(e, api::Error::Scenario(_)));
+}
