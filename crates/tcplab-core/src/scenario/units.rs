@@ -28,9 +28,11 @@ pub fn parse_rate(v: &Value) -> Result<f64, String> {
                 "kbps" | "kbitps" => 1e3,
                 "mbps" | "mbitps" => 1e6,
                 "gbps" | "gbitps" => 1e9,
-                _ => return Err(format!(
+                _ => {
+                    return Err(format!(
                     "unknown rate unit {unit:?} in {s:?}; allowed: bps, kbps, Mbps, Gbps (or Mb/s)"
-                )),
+                ))
+                }
             };
             Ok(n * mult)
         }
