@@ -52,6 +52,9 @@ pub struct RunOutput {
     pub links: Table,
     pub flow_ts: Table,
     pub link_ts: Table,
+    /// Time-stamped per-flow events: loss reactions and algorithm decisions
+    /// (`time, flow, event, value`).
+    pub events: Table,
     /// JSON object: seed, duration, events, setup_seconds, loop_seconds, packets_forwarded, spec.
     pub summary_json: String,
 }
@@ -90,7 +93,7 @@ pub fn run(spec_json: &str, seed: u64) -> Result<RunOutput, Error> {
     world.run();
     let t2 = Instant::now();
     world.check_invariants().map_err(Error::Simulation)?;
-    let (flows, links, flow_ts, link_ts) = world.output();
+    let (flows, links, flow_ts, link_ts, events) = world.output();
     let summary = serde_json::json!({
         "seed": seed,
         "duration": world.spec().sim.duration,
@@ -106,6 +109,7 @@ pub fn run(spec_json: &str, seed: u64) -> Result<RunOutput, Error> {
         links,
         flow_ts,
         link_ts,
+        events,
         summary_json: summary.to_string(),
     })
 }

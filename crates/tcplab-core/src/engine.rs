@@ -402,7 +402,7 @@ impl World {
     }
 
     /// Collect the result tables.
-    pub fn output(&self) -> (Table, Table, Table, Table) {
+    pub fn output(&self) -> (Table, Table, Table, Table, Table) {
         let dur = self.spec.sim.duration;
         let mut flows = TableBuilder::default();
         for (i, f) in self.flows.iter().enumerate() {
@@ -497,7 +497,25 @@ impl World {
                 ("queue".into(), Column::F64(s.queue.clone())),
             ],
         };
-        (flows.build(), links.build(), fts, lts)
+        let mut events = TableBuilder::default();
+        for (i, f) in self.flows.iter().enumerate() {
+            for e in &f.sender.events {
+                events.f("time", to_secs(e.time));
+                events.u("flow", i as u64);
+                events.s("event", e.name);
+                events.f("value", e.value);
+            }
+        }
+        let mut events = events.build();
+        if events.columns.is_empty() {
+            events.columns = vec![
+                ("time".into(), Column::F64(vec![])),
+                ("flow".into(), Column::U64(vec![])),
+                ("event".into(), Column::Str(vec![])),
+                ("value".into(), Column::F64(vec![])),
+            ];
+        }
+        (flows.build(), links.build(), fts, lts, events)
     }
 
     pub fn packets_forwarded(&self) -> u64 {

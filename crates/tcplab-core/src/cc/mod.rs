@@ -70,6 +70,9 @@ pub struct CcState {
     /// Minimum RTT seen (seconds; infinity before the first sample).
     pub min_rtt: f64,
     pub phase: Phase,
+    /// Events an algorithm wants recorded (name, value); the backplane time-stamps them
+    /// into the run's `events` table.
+    pub log: Vec<(&'static str, f64)>,
 }
 
 impl CcState {
@@ -224,6 +227,7 @@ pub(crate) fn test_state(cwnd: f64, ssthresh: f64) -> CcState {
         rttvar: 0.0,
         min_rtt: f64::INFINITY,
         phase: Phase::CongestionAvoidance,
+        log: Vec::new(),
     }
 }
 

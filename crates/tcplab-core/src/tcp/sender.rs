@@ -43,6 +43,14 @@ pub enum ConnState {
     Closed,
 }
 
+/// A time-stamped event of one connection (loss reactions, algorithm decisions).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlowEvent {
+    pub time: Time,
+    pub name: &'static str,
+    pub value: f64,
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct SenderStats {
     pub segments_sent: u64,
@@ -81,6 +89,7 @@ pub struct Sender {
     syn_retransmitted: bool,
     start: Time,
     pub stats: SenderStats,
+    pub events: Vec<FlowEvent>,
 }
 
 impl Sender {
@@ -98,6 +107,7 @@ impl Sender {
             rttvar: 0.0,
             min_rtt: f64::INFINITY,
             phase: Phase::SlowStart,
+            log: Vec::new(),
         };
         let rto = cfg.initial_rto;
         Sender {
@@ -119,12 +129,37 @@ impl Sender {
             syn_retransmitted: false,
             start: 0,
             stats: SenderStats::default(),
+            events: Vec::new(),
         }
     }
 
     fn sync(&mut self, now: Time) {
         self.st.now = now;
         self.st.flight = self.snd_max - self.snd_una;
+    }
+
+    fn log(&mut self, now: Time, name: &'static str, value: f64) {
+        self.events.push(FlowEvent {
+            time: now,
+            name,
+            value,
+        });
+    }
+
+    /// Call the algorithm's element_cr and record the reaction.
+    fn congestion(&mut self, now: Time, signal: Signal) {
+        let name = match signal {
+            Signal::DupAcks => "fast_retransmit",
+            Signal::Timeout => "timeout",
+            Signal::Ecn => "ecn",
+            Signal::Explicit => "notification",
+        };
+        self.log(now, name, self.st.cwnd);
+        self.cc.on_congestion(&mut self.st, signal);
+        for (n, v) in std::mem::take(&mut self.st.log) {
+            self.log(now, n, v);
+        }
+        self.log(now, "ssthresh", self.st.ssthresh);
     }
 
     fn update_phase(&mut self) {
@@ -380,7 +415,7 @@ impl Sender {
         self.recover = Some(self.snd_max);
         self.stats.fast_retransmits += 1;
         self.timing = None;
-        self.cc.on_congestion(&mut self.st, Signal::DupAcks);
+        self.congestion(now, Signal::DupAcks);
         match self.cc.recovery() {
             Recovery::None => {
                 // Tahoe: go back to the hole and slow-start from the new window.
@@ -426,7 +461,7 @@ impl Sender {
             return;
         }
         self.stats.timeouts += 1;
-        self.cc.on_congestion(&mut self.st, Signal::Timeout);
+        self.congestion(now, Signal::Timeout);
         self.st.phase = Phase::TimeoutRecovery;
         self.recover = Some(self.snd_max);
         self.dupacks = 0;
@@ -443,7 +478,7 @@ impl Sender {
         if self.st.phase == Phase::FastRecovery || self.st.phase == Phase::TimeoutRecovery {
             return;
         }
-        self.cc.on_congestion(&mut self.st, signal);
+        self.congestion(now, signal);
         self.update_phase();
         self.try_send(now, out);
     }
