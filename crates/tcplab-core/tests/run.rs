@@ -182,3 +182,35 @@ fn invalid_specs_are_scenario_errors() {
     let e = api::run("not json", 1).unwrap_err();
     assert!(matches!(e, api::Error::Scenario(_)));
 }
+
+fn lossy_wireless(cc: &str, loss: f64, seed: u64) -> f64 {
+    // Westwood paper §6.1: 45 Mb/s wired (35 ms) then an 11 Mb/s wireless hop with loss.
+    let spec = serde_json::json!({
+        "sim": {"duration": 100.0},
+        "nodes": [{"name": "src"}, {"name": "bs", "kind": "router"}, {"name": "mh"}],
+        "links": [
+            {"a": "src", "b": "bs", "rate": "45Mbps", "delay": "35ms", "queue": 100},
+            {"a": "bs", "b": "mh", "rate": "11Mbps", "delay": "0.01ms", "queue": 70, "loss_ab": loss}
+        ],
+        "flows": [{"src": "src", "dst": "mh", "cc": cc, "tcp": {"mss": 1400}}]
+    })
+    .to_string();
+    let out = api::run(&spec, seed).unwrap();
+    col(&out, "flows", "goodput_bps")[0]
+}
+
+#[test]
+fn westwood_gains_over_newreno_on_a_lossy_path() {
+    let mean = |cc: &str| (1..=3).map(|s| lossy_wireless(cc, 0.01, s)).sum::<f64>() / 3.0;
+    let nr = mean("newreno");
+    let be = mean("westwood_be");
+    let crb = mean("westwood_crb");
+    let re = mean("westwood_re");
+    eprintln!("1% loss: newreno {nr:.0} be {be:.0} crb {crb:.0} re {re:.0}");
+    assert!(be > 1.5 * nr, "BE {be} vs NewReno {nr}");
+    assert!(crb > 1.3 * nr, "CRB {crb} vs NewReno {nr}");
+    assert!(
+        be >= crb * 0.95 && crb > re * 0.95,
+        "BE ≥ CRB ≥ RE ordering"
+    );
+}

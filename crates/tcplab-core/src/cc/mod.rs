@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 mod newreno;
 mod reno;
 mod tahoe;
+mod westwood;
 
 /// Algorithm parameters from the scenario (`cc_params`), all numeric.
 pub type Params = BTreeMap<String, f64>;
@@ -177,6 +178,9 @@ pub const REGISTRY: &[(&str, Constructor)] = &[
     ("tahoe", tahoe::Tahoe::create),
     ("reno", reno::Reno::create),
     ("newreno", newreno::NewReno::create),
+    ("westwood_be", westwood::Westwood::create_be),
+    ("westwood_re", westwood::Westwood::create_re),
+    ("westwood_crb", westwood::Westwood::create_crb),
 ];
 
 /// Names of all registered algorithms.
@@ -242,7 +246,10 @@ mod tests {
             assert_eq!(cc.name(), n);
         }
         let e = create("vegas2", &Params::new()).err().unwrap();
-        assert!(e.contains("allowed: tahoe, reno, newreno"), "{e}");
+        assert!(
+            e.contains("allowed: tahoe, reno, newreno, westwood_be"),
+            "{e}"
+        );
     }
 
     #[test]
