@@ -6,6 +6,7 @@ use crate::net::{shortest_path, Enqueue, LinkDir, Packet, PacketPool};
 use crate::scenario::{FlowSpec, Spec};
 use crate::sim::{secs, to_secs, EventQueue, Rng, Time};
 use crate::tcp::{Kind, Receiver, Sender, SenderConfig, Tx};
+use crate::traffic::CbrSource;
 use std::collections::HashMap;
 
 #[derive(Debug, Clone, Copy)]
@@ -19,6 +20,10 @@ enum Ev {
     /// Switch flow `.0` to its `.1`-th scheduled algorithm.
     Switch(u32, u32),
     CcTimer(u32, u32),
+    /// A UDP source sends its next packet (flow, generation).
+    CbrSend(u32, u32),
+    /// A UDP source moves to the `.1`-th step of its rate schedule.
+    CbrRate(u32, u32),
     Sample,
 }
 
@@ -35,6 +40,8 @@ struct Flow {
     rto_event: Option<Time>,
     delack_event: Option<Time>,
     cc_timer_gen: u32,
+    /// Set for UDP flows; the TCP endpoints are then never started.
+    cbr: Option<CbrSource>,
 }
 
 /// Sampled time series, stored column-wise.
@@ -124,6 +131,12 @@ impl World {
                 rto_event: None,
                 delack_event: None,
                 cc_timer_gen: 0,
+                cbr: match (&f.rate_schedule, f.transport.as_str()) {
+                    (Some(steps), "udp") => {
+                        Some(CbrSource::new(f.packet.unwrap_or(1000), steps, f.start))
+                    }
+                    _ => None,
+                },
             });
         }
         let end = secs(spec.sim.duration);
@@ -140,6 +153,15 @@ impl World {
             end,
         };
         for (i, f) in w.flows.iter().enumerate() {
+            if let Some(c) = &f.cbr {
+                for (k, (at, _)) in c.schedule.iter().enumerate() {
+                    w.q.schedule(*at, Ev::CbrRate(i as u32, k as u32));
+                }
+                if let Some(s) = f.spec.stop {
+                    w.q.schedule(secs(s), Ev::Stop(i as u32));
+                }
+                continue;
+            }
             w.q.schedule(secs(f.spec.start), Ev::Start(i as u32));
             if let Some(s) = f.spec.stop {
                 w.q.schedule(secs(s), Ev::Stop(i as u32));
@@ -176,7 +198,55 @@ impl World {
                 self.scratch = out;
                 self.arm_cc_timer(now, f);
             }
-            Ev::Stop(f) => self.flows[f as usize].sender.stop(),
+            Ev::Stop(f) => {
+                let fl = &mut self.flows[f as usize];
+                match &mut fl.cbr {
+                    Some(c) => {
+                        c.rate = 0.0;
+                        c.schedule.clear();
+                        c.gen += 1;
+                    }
+                    None => fl.sender.stop(),
+                }
+            }
+            Ev::CbrRate(f, k) => {
+                let Some(c) = &mut self.flows[f as usize].cbr else {
+                    return;
+                };
+                let Some(&(_, rate)) = c.schedule.get(k as usize) else {
+                    return;
+                };
+                let was_paused = c.rate <= 0.0;
+                c.rate = rate;
+                if was_paused && rate > 0.0 {
+                    c.gen += 1;
+                    let gen = c.gen;
+                    self.q.schedule(now, Ev::CbrSend(f, gen));
+                }
+            }
+            Ev::CbrSend(f, gen) => {
+                let fl = &mut self.flows[f as usize];
+                let Some(c) = &mut fl.cbr else { return };
+                if c.gen != gen {
+                    return;
+                }
+                let Some(gap) = c.interval() else { return };
+                let seq = c.next_seq;
+                c.next_seq += 1;
+                let size = c.packet;
+                let first = fl.fwd[0];
+                let p = self.pool.alloc(Packet {
+                    flow: f,
+                    kind: Kind::Datagram,
+                    hop: 0,
+                    size,
+                    seq,
+                    ts: now,
+                    ts_echo: 0,
+                });
+                self.offer(now, first, p);
+                self.q.schedule(now + gap, Ev::CbrSend(f, gen));
+            }
             Ev::Rto(f) => {
                 let fl = &mut self.flows[f as usize];
                 if fl.rto_event != Some(now) {
@@ -332,6 +402,11 @@ impl World {
                 fl.sender
                     .on_ack(now, pkt.kind, pkt.seq, pkt.ts_echo, &mut out)
             }
+            Kind::Datagram => {
+                if let Some(c) = &mut fl.cbr {
+                    c.received += 1;
+                }
+            }
         }
         self.emit(now, pkt.flow, &mut out);
         self.scratch = out;
@@ -341,6 +416,9 @@ impl World {
         let t = to_secs(now);
         let s = &mut self.series;
         for (i, f) in self.flows.iter().enumerate() {
+            if f.cbr.is_some() {
+                continue;
+            }
             let st = &f.sender.st;
             s.time.push(t);
             s.flow.push(i as u64);
@@ -391,6 +469,12 @@ impl World {
             ));
         }
         for (i, f) in self.flows.iter().enumerate() {
+            if let Some(c) = &f.cbr {
+                if c.received > c.next_seq {
+                    return Err(format!("flow {i}: UDP received more than sent"));
+                }
+                continue;
+            }
             if f.sender.snd_una > f.receiver.delivered() {
                 return Err(format!("flow {i}: acknowledged more than delivered"));
             }
@@ -407,8 +491,14 @@ impl World {
         let mut flows = TableBuilder::default();
         for (i, f) in self.flows.iter().enumerate() {
             let s = &f.sender;
-            let mss = f.spec.tcp.mss as u64;
-            let delivered = f.receiver.delivered();
+            let (mss, delivered, sent) = match &f.cbr {
+                Some(c) => (c.packet as u64, c.received, c.next_seq),
+                None => (
+                    f.spec.tcp.mss as u64,
+                    f.receiver.delivered(),
+                    s.stats.segments_sent,
+                ),
+            };
             let start = f.spec.start;
             let completion = s.stats.completion.map(to_secs);
             let end = completion.unwrap_or(dur);
@@ -421,13 +511,22 @@ impl World {
             flows.s("name", &f.spec.name);
             flows.s("src", &f.spec.src);
             flows.s("dst", &f.spec.dst);
-            flows.s("cc", &f.spec.cc);
-            flows.s("cc_final", s.cc.name());
+            let udp = f.cbr.is_some();
+            flows.s("transport", &f.spec.transport);
+            flows.s("cc", if udp { "" } else { &f.spec.cc });
+            flows.s("cc_final", if udp { "" } else { s.cc.name() });
             flows.f("start", start);
             flows.f("stop", f.spec.stop.unwrap_or(f64::NAN));
             flows.f("size", f.spec.size.map_or(f64::NAN, |x| x as f64));
-            flows.u("segments_sent", s.stats.segments_sent);
-            flows.u("bytes_sent", s.stats.segments_sent * f.data_bytes as u64);
+            flows.u("segments_sent", sent);
+            flows.u(
+                "bytes_sent",
+                if udp {
+                    sent * mss
+                } else {
+                    sent * f.data_bytes as u64
+                },
+            );
             flows.u("retransmits", s.stats.retransmits);
             flows.u("fast_retransmits", s.stats.fast_retransmits);
             flows.u("timeouts", s.stats.timeouts);

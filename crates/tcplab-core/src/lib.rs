@@ -10,3 +10,4 @@ pub mod net;
 pub mod scenario;
 pub mod sim;
 pub mod tcp;
+pub mod traffic;

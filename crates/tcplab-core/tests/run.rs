@@ -214,3 +214,27 @@ fn westwood_gains_over_newreno_on_a_lossy_path() {
         "BE ≥ CRB ≥ RE ordering"
     );
 }
+
+#[test]
+fn udp_cbr_follows_its_rate_schedule_and_squeezes_tcp() {
+    let spec = serde_json::json!({
+        "sim": {"duration": 60.0},
+        "dumbbell": {"pairs": 2,
+            "bottleneck": {"rate": "5Mbps", "delay": "30ms", "queue": 32},
+            "access": {"rate": "100Mbps", "delay": "2ms"}},
+        "flows": [
+            {"src": "s0", "dst": "d0", "cc": "newreno", "tcp": {"mss": 1400}},
+            {"src": "s1", "dst": "d1", "transport": "udp", "packet": 1000,
+             "rate_schedule": [{"at": 0, "rate": 0}, {"at": 20, "rate": "2Mbps"}, {"at": 40, "rate": 0}]}
+        ]
+    })
+    .to_string();
+    let out = api::run(&spec, 1).unwrap();
+    let sent = col(&out, "flows", "segments_sent")[1];
+    // 2 Mb/s of 1000-byte packets for 20 s = 5000 packets.
+    assert!((sent - 5000.0).abs() <= 1.0, "udp sent {sent}");
+    let tcp = col(&out, "flows", "goodput_bps")[0];
+    let udp = col(&out, "flows", "goodput_bps")[1];
+    assert!(udp > 0.6e6 && udp < 0.68e6, "udp average over 60 s {udp}");
+    assert!(tcp > 3.5e6 && tcp < 4.8e6, "tcp takes the rest: {tcp}");
+}

@@ -113,6 +113,21 @@ struct RawFlow {
     switch: Vec<RawSwitch>,
     #[serde(default)]
     tcp: Option<Map<String, Value>>,
+    #[serde(default)]
+    transport: Option<String>,
+    #[serde(default)]
+    rate: Option<Value>,
+    #[serde(default)]
+    rate_schedule: Option<Vec<RawRateStep>>,
+    #[serde(default)]
+    packet: Option<Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRateStep {
+    at: Value,
+    rate: Value,
 }
 
 #[derive(Deserialize)]
@@ -175,6 +190,32 @@ pub struct FlowSpec {
     pub size: Option<u64>,
     pub switch: Vec<SwitchSpec>,
     pub tcp: TcpSpec,
+    /// "tcp" or "udp" (a non-adaptive constant-bit-rate source).
+    #[serde(default = "default_transport")]
+    pub transport: String,
+    /// UDP packet size on the wire (bytes), when `transport = "udp"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packet: Option<u32>,
+    /// UDP rate steps (time relative to the flow's start, bit/s), when `transport = "udp"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_schedule: Option<Vec<RateStep>>,
+}
+
+fn default_transport() -> String {
+    "tcp".into()
+}
+
+/// A constant-bit-rate UDP source whose rate follows a step schedule.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UdpSpec {
+    pub packet: u32,
+    pub schedule: Vec<RateStep>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct RateStep {
+    pub at: f64,
+    pub rate: f64,
 }
 
 /// TCP options of one flow. Defaults follow ns-2.35 where the papers rely on ns-2.
@@ -709,6 +750,34 @@ fn expand_flow(
         });
     }
     let tcp = tcp_options(&format!("{p}.tcp"), f.tcp.as_ref())?;
+    let transport = f.transport.clone().unwrap_or_else(|| "tcp".into());
+    let udp_fields = f.rate.is_some() || f.rate_schedule.is_some() || f.packet.is_some();
+    let udp = match transport.as_str() {
+        "tcp" => {
+            if udp_fields {
+                return err(
+                    &format!("{p}.rate"),
+                    "rate, rate_schedule and packet are for transport = \"udp\" only",
+                );
+            }
+            None
+        }
+        "udp" => {
+            if f.size.is_some() || !f.switch.is_empty() {
+                return err(
+                    &format!("{p}.transport"),
+                    "a udp flow takes no size and no switch",
+                );
+            }
+            Some(udp_source(&p, f)?)
+        }
+        other => {
+            return err(
+                &format!("{p}.transport"),
+                format!("{other:?} is not allowed; allowed: tcp, udp"),
+            )
+        }
+    };
     for k in 0..count {
         let subst = |s: &str| s.replace("{i}", &k.to_string());
         let src = subst(&f.src);
@@ -759,9 +828,66 @@ fn expand_flow(
             size,
             switch: switch.clone(),
             tcp: tcp.clone(),
+            transport: transport.clone(),
+            packet: udp.as_ref().map(|u| u.packet),
+            rate_schedule: udp.as_ref().map(|u| u.schedule.clone()),
         });
     }
     Ok(())
+}
+
+fn udp_source(p: &str, f: &RawFlow) -> Result<UdpSpec, SpecError> {
+    let packet = match &f.packet {
+        Some(v) => int_at_least(&format!("{p}.packet"), v, 1)?.min(65535) as u32,
+        None => 1000,
+    };
+    let mut schedule = Vec::new();
+    match (&f.rate, &f.rate_schedule) {
+        (Some(_), Some(_)) => {
+            return err(
+                &format!("{p}.rate_schedule"),
+                "give either rate or rate_schedule, not both",
+            )
+        }
+        (None, None) => {
+            return err(
+                &format!("{p}.rate"),
+                "a udp flow needs a rate (or a rate_schedule)",
+            )
+        }
+        (Some(r), None) => schedule.push(RateStep {
+            at: 0.0,
+            rate: rate_nonneg(&format!("{p}.rate"), r)?,
+        }),
+        (None, Some(steps)) => {
+            if steps.is_empty() {
+                return err(&format!("{p}.rate_schedule"), "must not be empty");
+            }
+            for (k, st) in steps.iter().enumerate() {
+                let at = time_nonneg(&format!("{p}.rate_schedule[{k}].at"), &st.at)?;
+                let rate = rate_nonneg(&format!("{p}.rate_schedule[{k}].rate"), &st.rate)?;
+                if let Some(prev) = schedule.last() {
+                    let prev: &RateStep = prev;
+                    if at <= prev.at {
+                        return err(
+                            &format!("{p}.rate_schedule[{k}].at"),
+                            format!("{at} s is not after the previous step ({} s)", prev.at),
+                        );
+                    }
+                }
+                schedule.push(RateStep { at, rate });
+            }
+        }
+    }
+    Ok(UdpSpec { packet, schedule })
+}
+
+fn rate_nonneg(path: &str, v: &Value) -> Result<f64, SpecError> {
+    let r = parse_rate(v).map_err(|m| SpecError(format!("{path}: {m}")))?;
+    if !(r.is_finite() && r >= 0.0) {
+        return err(path, format!("rate {v} is not allowed; must be >= 0 bit/s"));
+    }
+    Ok(r)
 }
 
 #[cfg(test)]
@@ -834,6 +960,32 @@ mod tests {
         v["flows"][0]["colour"] = "red".into();
         let e = parse_v(&v).unwrap_err().0;
         assert!(e.contains("flows[0]") && e.contains("colour"), "{e}");
+    }
+
+    #[test]
+    fn udp_flows_normalise_to_a_rate_schedule() {
+        let mut v = base();
+        v["flows"] = serde_json::json!([
+            {"src": "s0", "dst": "d0", "transport": "udp", "rate": "2Mbps", "start": 1.0},
+            {"src": "s1", "dst": "d1", "transport": "udp", "packet": 500,
+             "rate_schedule": [{"at": 0, "rate": 0}, {"at": "20s", "rate": "1Mbps"}]}
+        ]);
+        let s = parse_v(&v).unwrap();
+        assert_eq!(
+            s.flows[0].rate_schedule,
+            Some(vec![RateStep { at: 0.0, rate: 2e6 }])
+        );
+        assert_eq!(s.flows[1].packet, Some(500));
+        let again = parse(&serde_json::to_string(&s).unwrap()).unwrap();
+        assert_eq!(s, again);
+        v["flows"][1]["rate_schedule"][1]["at"] = 0.into();
+        let e = parse_v(&v).unwrap_err().0;
+        assert!(e.starts_with("flows[1].rate_schedule[1].at:"), "{e}");
+        v["flows"][1]["transport"] = "sctp".into();
+        assert!(parse_v(&v)
+            .unwrap_err()
+            .0
+            .starts_with("flows[1].transport:"));
     }
 
     #[test]

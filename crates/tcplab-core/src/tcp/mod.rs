@@ -20,12 +20,14 @@ pub enum Kind {
     SynAck,
     Fin,
     FinAck,
+    /// A UDP datagram (not TCP; carried by the same network).
+    Datagram,
 }
 
 impl Kind {
     /// True for segments that travel from the data sender to the receiver.
     pub fn forward(self) -> bool {
-        matches!(self, Kind::Data | Kind::Syn | Kind::Fin)
+        matches!(self, Kind::Data | Kind::Syn | Kind::Fin | Kind::Datagram)
     }
 }
 
