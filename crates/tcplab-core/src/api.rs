@@ -55,6 +55,8 @@ pub struct RunOutput {
     /// Time-stamped per-flow events: loss reactions and algorithm decisions
     /// (`time, flow, event, value`).
     pub events: Table,
+    /// Packet captures requested by the spec's `[[pcap]]` entries: (name "a-b", pcap bytes).
+    pub pcaps: Vec<(String, Vec<u8>)>,
     /// JSON object: seed, duration, events, setup_seconds, loop_seconds, packets_forwarded, spec.
     pub summary_json: String,
 }
@@ -110,6 +112,7 @@ pub fn run(spec_json: &str, seed: u64) -> Result<RunOutput, Error> {
         flow_ts,
         link_ts,
         events,
+        pcaps: world.pcaps(),
         summary_json: summary.to_string(),
     })
 }

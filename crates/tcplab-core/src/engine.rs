@@ -6,6 +6,7 @@ use crate::net::{shortest_path, Enqueue, LinkDir, Packet, PacketPool};
 use crate::scenario::{FlowSpec, Spec};
 use crate::sim::{secs, to_secs, EventQueue, Rng, Time};
 use crate::tcp::{Kind, Receiver, Sender, SenderConfig, Tx};
+use crate::trace::{CapturedPacket, PcapWriter};
 use crate::traffic::CbrSource;
 use std::collections::HashMap;
 
@@ -71,6 +72,9 @@ pub struct World {
     series: Series,
     sample_extra: Vec<(&'static str, f64)>,
     end: Time,
+    /// Per link direction: index into `pcaps` if captured.
+    capture: Vec<Option<u32>>,
+    pcaps: Vec<(String, PcapWriter)>,
 }
 
 impl World {
@@ -139,6 +143,15 @@ impl World {
                 },
             });
         }
+        let mut capture = vec![None; links.len()];
+        let mut pcaps = Vec::new();
+        for c in &spec.pcap {
+            let (a, b) = (node_index[c.a.as_str()], node_index[c.b.as_str()]);
+            if let Some(d) = links.iter().position(|l| l.from == a && l.to == b) {
+                capture[d] = Some(pcaps.len() as u32);
+                pcaps.push((format!("{}-{}", c.a, c.b), PcapWriter::new()));
+            }
+        }
         let end = secs(spec.sim.duration);
         let mut w = World {
             spec,
@@ -151,6 +164,8 @@ impl World {
             series: Series::default(),
             sample_extra: Vec::new(),
             end,
+            capture,
+            pcaps,
         };
         for (i, f) in w.flows.iter().enumerate() {
             if let Some(c) = &f.cbr {
@@ -386,6 +401,9 @@ impl World {
         let next_hop = pkt.hop as usize + 1;
         let next_link = path.get(next_hop).copied();
         self.links[link as usize].on_delivered();
+        if let Some(c) = self.capture[link as usize] {
+            self.record(c, now, &pkt);
+        }
         if let Some(next) = next_link {
             self.pool.get_mut(p).hop = next_hop as u16;
             self.offer(now, next, p);
@@ -410,6 +428,33 @@ impl World {
         }
         self.emit(now, pkt.flow, &mut out);
         self.scratch = out;
+    }
+
+    fn record(&mut self, c: u32, now: Time, pkt: &Packet) {
+        let fl = &self.flows[pkt.flow as usize];
+        let l0 = &self.links[fl.fwd[0] as usize];
+        let (src, dst) = (l0.from, self.links[*fl.fwd.last().unwrap() as usize].to);
+        let (sport, dport) = (1024 + (pkt.flow % 60000) as u16, 5001);
+        let fwd = pkt.kind.forward();
+        self.pcaps[c as usize].1.record(&CapturedPacket {
+            time: now,
+            src_node: if fwd { src } else { dst },
+            dst_node: if fwd { dst } else { src },
+            src_port: if fwd { sport } else { dport },
+            dst_port: if fwd { dport } else { sport },
+            kind: pkt.kind,
+            seq: pkt.seq,
+            mss: fl.spec.tcp.mss,
+            wire_bytes: pkt.size,
+        });
+    }
+
+    /// The captured pcap files: (name "a-b", bytes).
+    pub fn pcaps(&self) -> Vec<(String, Vec<u8>)> {
+        self.pcaps
+            .iter()
+            .map(|(n, w)| (n.clone(), w.buf.clone()))
+            .collect()
     }
 
     fn sample(&mut self, now: Time) {

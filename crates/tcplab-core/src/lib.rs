@@ -10,4 +10,5 @@ pub mod net;
 pub mod scenario;
 pub mod sim;
 pub mod tcp;
+pub mod trace;
 pub mod traffic;

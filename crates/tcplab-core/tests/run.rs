@@ -238,3 +238,33 @@ fn udp_cbr_follows_its_rate_schedule_and_squeezes_tcp() {
     assert!(udp > 0.6e6 && udp < 0.68e6, "udp average over 60 s {udp}");
     assert!(tcp > 3.5e6 && tcp < 4.8e6, "tcp takes the rest: {tcp}");
 }
+
+#[test]
+fn pcap_capture_of_a_link_direction() {
+    let spec = serde_json::json!({
+        "sim": {"duration": 5.0},
+        "nodes": [{"name": "a"}, {"name": "b"}],
+        "links": [{"a": "a", "b": "b", "rate": "10Mbps", "delay": "10ms"}],
+        "flows": [{"src": "a", "dst": "b", "size": 20}],
+        "pcap": [{"a": "a", "b": "b"}, {"a": "b", "b": "a"}]
+    })
+    .to_string();
+    let out = api::run(&spec, 1).unwrap();
+    assert_eq!(out.pcaps.len(), 2);
+    let (name, data) = &out.pcaps[0];
+    assert_eq!(name, "a-b");
+    // 24-byte header + 20 data records of 16 + 40 bytes.
+    assert_eq!(data.len(), 24 + 20 * 56);
+    let (_, acks) = &out.pcaps[1];
+    assert_eq!(
+        acks.len(),
+        24 + 20 * 56,
+        "one ACK per segment without delayed ACKs"
+    );
+    let bad = spec.replace(r#"{"a":"b","b":"a"}"#, r#"{"a":"b","b":"zz"}"#);
+    assert_ne!(bad, spec);
+    match api::run(&bad, 1) {
+        Err(api::Error::Scenario(m)) => assert!(m.starts_with("pcap[1]"), "{m}"),
+        other => panic!("expected a scenario error, got {:?}", other.map(|_| ())),
+    }
+}

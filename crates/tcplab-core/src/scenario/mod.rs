@@ -30,6 +30,8 @@ struct RawSpec {
     dumbbell: Option<RawDumbbell>,
     #[serde(default)]
     flows: Vec<RawFlow>,
+    #[serde(default)]
+    pcap: Vec<PcapSpec>,
 }
 
 #[derive(Deserialize)]
@@ -145,6 +147,17 @@ pub struct Spec {
     pub nodes: Vec<NodeSpec>,
     pub links: Vec<LinkSpec>,
     pub flows: Vec<FlowSpec>,
+    /// Link directions to capture into pcap files.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pcap: Vec<PcapSpec>,
+}
+
+/// Capture the packets that cross the link from `a` to `b` (as the far end receives them).
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PcapSpec {
+    pub a: String,
+    pub b: String,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -531,11 +544,23 @@ fn normalise(raw: RawSpec) -> Result<Spec, SpecError> {
             );
         }
     }
+    for (i, c) in raw.pcap.iter().enumerate() {
+        if !links
+            .iter()
+            .any(|l| (l.a == c.a && l.b == c.b) || (l.a == c.b && l.b == c.a))
+        {
+            return err(
+                &format!("pcap[{i}]"),
+                format!("there is no link between {:?} and {:?}", c.a, c.b),
+            );
+        }
+    }
     Ok(Spec {
         sim,
         nodes,
         links,
         flows,
+        pcap: raw.pcap,
     })
 }
 
