@@ -3,7 +3,7 @@
 use crate::api::{Column, Table};
 use crate::cc;
 use crate::net::{shortest_path, Enqueue, LinkDir, Packet, PacketPool};
-use crate::scenario::{FlowSpec, Spec};
+use crate::scenario::{FlowSpec, GeneratorSpec, Spec};
 use crate::sim::{secs, to_secs, EventQueue, Rng, Time};
 use crate::tcp::{Kind, Receiver, Sender, SenderConfig, Tx};
 use crate::trace::{CapturedPacket, PcapWriter};
@@ -25,7 +25,19 @@ enum Ev {
     CbrSend(u32, u32),
     /// A UDP source moves to the `.1`-th step of its rate schedule.
     CbrRate(u32, u32),
+    /// A flow generator creates its next flow.
+    GenTick(u32),
     Sample,
+}
+
+/// A run-time source of flows (see `GeneratorSpec`).
+struct Generator {
+    spec: GeneratorSpec,
+    fwd: Vec<u32>,
+    rev: Vec<u32>,
+    rng: Rng,
+    created: u64,
+    pages_left: u64,
 }
 
 struct Flow {
@@ -43,6 +55,9 @@ struct Flow {
     cc_timer_gen: u32,
     /// Set for UDP flows; the TCP endpoints are then never started.
     cbr: Option<CbrSource>,
+    /// The generator that created this flow.
+    generator: Option<u32>,
+    completion_seen: bool,
 }
 
 /// Sampled time series, stored column-wise.
@@ -75,6 +90,39 @@ pub struct World {
     /// Per link direction: index into `pcaps` if captured.
     capture: Vec<Option<u32>>,
     pcaps: Vec<(String, PcapWriter)>,
+    generators: Vec<Generator>,
+}
+
+impl Flow {
+    fn new(spec: FlowSpec, fwd: Vec<u32>, rev: Vec<u32>, generator: Option<u32>) -> Result<Flow, String> {
+        let algo = cc::create(&spec.cc, &spec.cc_params).map_err(|e| format!("flow {}: {e}", spec.name))?;
+        let sender = Sender::new(SenderConfig::from_spec(&spec.tcp, spec.size), &spec.tcp, algo);
+        let receiver = Receiver::new(
+            spec.tcp.delayed_ack,
+            spec.tcp.delack_count,
+            secs(spec.tcp.delack_timeout),
+        );
+        let cbr = match (&spec.rate_schedule, spec.transport.as_str()) {
+            (Some(steps), "udp") => Some(CbrSource::new(spec.packet.unwrap_or(1000), steps, spec.start)),
+            _ => None,
+        };
+        Ok(Flow {
+            data_bytes: spec.tcp.mss + spec.tcp.header,
+            ctrl_bytes: spec.tcp.header,
+            ack_bytes: spec.tcp.ack_size,
+            spec,
+            fwd,
+            rev,
+            sender,
+            receiver,
+            rto_event: None,
+            delack_event: None,
+            cc_timer_gen: 0,
+            cbr,
+            generator,
+            completion_seen: false,
+        })
+    }
 }
 
 impl World {
@@ -92,55 +140,39 @@ impl World {
             let a = node_index[l.a.as_str()];
             let b = node_index[l.b.as_str()];
             let delay = secs(l.delay);
-            for (from, to, queue, loss, dir) in [
-                (a, b, l.queue_ab, l.loss_ab, "ab"),
-                (b, a, l.queue_ba, l.loss_ba, "ba"),
-            ] {
+            for (from, to, queue, loss, dir) in
+                [(a, b, l.queue_ab, l.loss_ab, "ab"), (b, a, l.queue_ba, l.loss_ba, "ba")]
+            {
                 let id = links.len() as u32;
                 let rng = Rng::stream(seed, &format!("link:{}:{}:{dir}", l.a, l.b));
-                links.push(LinkDir::new(
-                    i as u32, from, to, l.rate, delay, queue, loss, rng,
-                ));
+                links.push(LinkDir::new(i as u32, from, to, l.rate, delay, queue, loss, rng));
                 adj[from as usize].push((to, id));
             }
         }
+        let route = |what: &str, a: &str, b: &str| -> Result<(Vec<u32>, Vec<u32>), String> {
+            let (src, dst) = (node_index[a], node_index[b]);
+            let fwd = shortest_path(&adj, src, dst).ok_or_else(|| format!("{what}: no route"))?;
+            let rev = shortest_path(&adj, dst, src).ok_or_else(|| format!("{what}: no route back"))?;
+            if fwd.len() > u16::MAX as usize || rev.len() > u16::MAX as usize {
+                return Err(format!("{what}: path too long"));
+            }
+            Ok((fwd, rev))
+        };
         let mut flows = Vec::with_capacity(spec.flows.len());
         for (i, f) in spec.flows.iter().enumerate() {
-            let src = node_index[f.src.as_str()];
-            let dst = node_index[f.dst.as_str()];
-            let fwd =
-                shortest_path(&adj, src, dst).ok_or_else(|| format!("flows[{i}]: no route"))?;
-            let rev = shortest_path(&adj, dst, src)
-                .ok_or_else(|| format!("flows[{i}]: no route back"))?;
-            if fwd.len() > u16::MAX as usize {
-                return Err(format!("flows[{i}]: path too long"));
-            }
-            let algo =
-                cc::create(&f.cc, &f.cc_params).map_err(|e| format!("flows[{i}].cc: {e}"))?;
-            let sender = Sender::new(SenderConfig::from_spec(&f.tcp, f.size), &f.tcp, algo);
-            let receiver = Receiver::new(
-                f.tcp.delayed_ack,
-                f.tcp.delack_count,
-                secs(f.tcp.delack_timeout),
-            );
-            flows.push(Flow {
-                spec: f.clone(),
+            let (fwd, rev) = route(&format!("flows[{i}]"), &f.src, &f.dst)?;
+            flows.push(Flow::new(f.clone(), fwd, rev, None)?);
+        }
+        let mut generators = Vec::with_capacity(spec.generators.len());
+        for (i, g) in spec.generators.iter().enumerate() {
+            let (fwd, rev) = route(&format!("generators[{i}]"), &g.src, &g.dst)?;
+            generators.push(Generator {
+                rng: Rng::stream(seed, &format!("generator:{}", g.name)),
+                spec: g.clone(),
                 fwd,
                 rev,
-                data_bytes: f.tcp.mss + f.tcp.header,
-                ctrl_bytes: f.tcp.header,
-                ack_bytes: f.tcp.ack_size,
-                sender,
-                receiver,
-                rto_event: None,
-                delack_event: None,
-                cc_timer_gen: 0,
-                cbr: match (&f.rate_schedule, f.transport.as_str()) {
-                    (Some(steps), "udp") => {
-                        Some(CbrSource::new(f.packet.unwrap_or(1000), steps, f.start))
-                    }
-                    _ => None,
-                },
+                created: 0,
+                pages_left: 0,
             });
         }
         let mut capture = vec![None; links.len()];
@@ -166,7 +198,15 @@ impl World {
             end,
             capture,
             pcaps,
+            generators,
         };
+        for (g, gen) in w.generators.iter_mut().enumerate() {
+            let first = match gen.spec.kind.as_str() {
+                "poisson" => gen.spec.start + gen.rng.exponential(1.0 / gen.spec.rate.unwrap_or(1.0)),
+                _ => gen.spec.start,
+            };
+            w.q.schedule(secs(first), Ev::GenTick(g as u32));
+        }
         for (i, f) in w.flows.iter().enumerate() {
             if let Some(c) = &f.cbr {
                 for (k, (at, _)) in c.schedule.iter().enumerate() {
@@ -295,9 +335,7 @@ impl World {
                     }
                     Some(_) => {
                         let mut out = std::mem::take(&mut self.scratch);
-                        self.flows[f as usize]
-                            .receiver
-                            .on_delack_timer(now, &mut out);
+                        self.flows[f as usize].receiver.on_delack_timer(now, &mut out);
                         self.emit(now, f, &mut out);
                         self.scratch = out;
                     }
@@ -326,6 +364,7 @@ impl World {
                 self.scratch = out;
                 self.arm_cc_timer(now, f);
             }
+            Ev::GenTick(g) => self.generator_tick(now, g),
             Ev::Sample => {
                 self.sample(now);
                 let next = now + secs(self.spec.sim.sample_interval).max(1);
@@ -334,6 +373,64 @@ impl World {
                 }
             }
         }
+    }
+
+    /// A generator's timer fired: create its next flow (and, for Poisson, schedule the next
+    /// arrival).
+    fn generator_tick(&mut self, now: Time, g: u32) {
+        let gen = &mut self.generators[g as usize];
+        if gen.spec.stop.is_some_and(|s| now >= secs(s)) || gen.spec.max_flows.is_some_and(|m| gen.created >= m) {
+            return;
+        }
+        if gen.spec.kind == "poisson" {
+            let gap = gen.rng.exponential(1.0 / gen.spec.rate.unwrap_or(1.0));
+            self.q.schedule(now + secs(gap).max(1), Ev::GenTick(g));
+        }
+        if gen.spec.kind == "sessions" && gen.pages_left == 0 {
+            let pages = gen.spec.pages.as_ref().map_or(1.0, |d| d.sample(&mut gen.rng));
+            gen.pages_left = pages.round().max(1.0) as u64;
+        }
+        gen.pages_left = gen.pages_left.saturating_sub(1);
+        let drawn = gen.spec.size.sample(&mut gen.rng);
+        let segments = if gen.spec.size_unit == "bytes" {
+            drawn / gen.spec.tcp.mss as f64
+        } else {
+            drawn
+        };
+        let size = segments.ceil().max(1.0) as u64;
+        let spec = FlowSpec {
+            name: format!("{}:{}", gen.spec.name, gen.created),
+            src: gen.spec.src.clone(),
+            dst: gen.spec.dst.clone(),
+            cc: gen.spec.cc.clone(),
+            cc_params: gen.spec.cc_params.clone(),
+            start: to_secs(now),
+            stop: None,
+            size: Some(size),
+            switch: Vec::new(),
+            tcp: gen.spec.tcp.clone(),
+            transport: "tcp".into(),
+            packet: None,
+            rate_schedule: None,
+        };
+        gen.created += 1;
+        let (fwd, rev) = (gen.fwd.clone(), gen.rev.clone());
+        let flow = Flow::new(spec, fwd, rev, Some(g)).expect("generator spec validated");
+        let f = self.flows.len() as u32;
+        self.flows.push(flow);
+        self.handle(now, Ev::Start(f));
+    }
+
+    /// A generated flow completed: closed-loop generators schedule their next flow.
+    fn generated_flow_done(&mut self, now: Time, g: u32) {
+        let gen = &mut self.generators[g as usize];
+        let wait = match gen.spec.kind.as_str() {
+            "closed" => gen.spec.think.as_ref().map_or(0.0, |d| d.sample(&mut gen.rng)),
+            "sessions" if gen.pages_left > 0 => gen.spec.reading.as_ref().map_or(0.0, |d| d.sample(&mut gen.rng)),
+            "sessions" => gen.spec.session_gap.as_ref().map_or(0.0, |d| d.sample(&mut gen.rng)),
+            _ => return,
+        };
+        self.q.schedule(now + secs(wait.max(0.0)), Ev::GenTick(g));
     }
 
     fn arm_cc_timer(&mut self, now: Time, f: u32) {
@@ -354,11 +451,7 @@ impl World {
                 Kind::Syn | Kind::Fin => fl.ctrl_bytes,
                 _ => fl.ack_bytes,
             };
-            let first = if tx.kind.forward() {
-                fl.fwd[0]
-            } else {
-                fl.rev[0]
-            };
+            let first = if tx.kind.forward() { fl.fwd[0] } else { fl.rev[0] };
             let p = self.pool.alloc(Packet {
                 flow: f,
                 kind: tx.kind,
@@ -369,6 +462,13 @@ impl World {
                 ts_echo: tx.ts_echo,
             });
             self.offer(now, first, p);
+        }
+        let fl = &mut self.flows[f as usize];
+        if !fl.completion_seen && fl.sender.stats.completion.is_some() {
+            fl.completion_seen = true;
+            if let Some(g) = fl.generator {
+                self.generated_flow_done(now, g);
+            }
         }
         let fl = &mut self.flows[f as usize];
         if let Some(d) = fl.sender.rto_deadline {
@@ -416,10 +516,7 @@ impl World {
             Kind::Data => fl.receiver.on_data(now, pkt.seq, pkt.ts, &mut out),
             Kind::Syn => fl.receiver.on_syn(now, pkt.ts, &mut out),
             Kind::Fin => fl.receiver.on_fin(now, pkt.ts, &mut out),
-            Kind::Ack | Kind::SynAck | Kind::FinAck => {
-                fl.sender
-                    .on_ack(now, pkt.kind, pkt.seq, pkt.ts_echo, &mut out)
-            }
+            Kind::Ack | Kind::SynAck | Kind::FinAck => fl.sender.on_ack(now, pkt.kind, pkt.seq, pkt.ts_echo, &mut out),
             Kind::Datagram => {
                 if let Some(c) = &mut fl.cbr {
                     c.received += 1;
@@ -451,10 +548,7 @@ impl World {
 
     /// The captured pcap files: (name "a-b", bytes).
     pub fn pcaps(&self) -> Vec<(String, Vec<u8>)> {
-        self.pcaps
-            .iter()
-            .map(|(n, w)| (n.clone(), w.buf.clone()))
-            .collect()
+        self.pcaps.iter().map(|(n, w)| (n.clone(), w.buf.clone())).collect()
     }
 
     fn sample(&mut self, now: Time) {
@@ -500,9 +594,7 @@ impl World {
         let mut in_links = 0;
         for (i, l) in self.links.iter().enumerate() {
             if l.arrivals != l.delivered + l.drops_queue + l.drops_loss + l.in_system {
-                return Err(format!(
-                    "link direction {i}: arrivals != delivered + drops + in system"
-                ));
+                return Err(format!("link direction {i}: arrivals != delivered + drops + in system"));
             }
             in_links += l.in_system;
         }
@@ -538,11 +630,7 @@ impl World {
             let s = &f.sender;
             let (mss, delivered, sent) = match &f.cbr {
                 Some(c) => (c.packet as u64, c.received, c.next_seq),
-                None => (
-                    f.spec.tcp.mss as u64,
-                    f.receiver.delivered(),
-                    s.stats.segments_sent,
-                ),
+                None => (f.spec.tcp.mss as u64, f.receiver.delivered(), s.stats.segments_sent),
             };
             let start = f.spec.start;
             let completion = s.stats.completion.map(to_secs);
@@ -558,20 +646,18 @@ impl World {
             flows.s("dst", &f.spec.dst);
             let udp = f.cbr.is_some();
             flows.s("transport", &f.spec.transport);
+            flows.s(
+                "generator",
+                f.generator
+                    .map_or("", |g| self.generators[g as usize].spec.name.as_str()),
+            );
             flows.s("cc", if udp { "" } else { &f.spec.cc });
             flows.s("cc_final", if udp { "" } else { s.cc.name() });
             flows.f("start", start);
             flows.f("stop", f.spec.stop.unwrap_or(f64::NAN));
             flows.f("size", f.spec.size.map_or(f64::NAN, |x| x as f64));
             flows.u("segments_sent", sent);
-            flows.u(
-                "bytes_sent",
-                if udp {
-                    sent * mss
-                } else {
-                    sent * f.data_bytes as u64
-                },
-            );
+            flows.u("bytes_sent", if udp { sent * mss } else { sent * f.data_bytes as u64 });
             flows.u("retransmits", s.stats.retransmits);
             flows.u("fast_retransmits", s.stats.fast_retransmits);
             flows.u("timeouts", s.stats.timeouts);
@@ -579,10 +665,7 @@ impl World {
             flows.u("delivered_bytes", delivered * mss);
             flows.u("duplicate_segments", f.receiver.duplicates);
             flows.u("acked_segments", s.snd_una);
-            flows.f(
-                "completion_time",
-                completion.map_or(f64::NAN, |c| c - start),
-            );
+            flows.f("completion_time", completion.map_or(f64::NAN, |c| c - start));
             flows.f("goodput_bps", goodput);
             flows.f("final_cwnd", s.st.cwnd);
             flows.f("final_ssthresh", s.st.ssthresh);

@@ -26,10 +26,7 @@ fn col(out: &RunOutput, table: &str, name: &str) -> Vec<f64> {
 fn bulk_flows_fill_the_bottleneck_and_conserve_packets() {
     let out = api::run(&dumbbell(4, 0.0, 30.0, "newreno"), 1).unwrap();
     let goodput: f64 = col(&out, "flows", "goodput_bps").iter().sum();
-    assert!(
-        goodput > 8.5e6 && goodput < 10e6,
-        "aggregate goodput {goodput}"
-    );
+    assert!(goodput > 8.5e6 && goodput < 10e6, "aggregate goodput {goodput}");
     // Bottleneck r1->r2 is link direction 0: busy nearly all the time, with queue drops.
     let util = col(&out, "links", "utilisation");
     assert!(util[0] > 0.9, "bottleneck utilisation {}", util[0]);
@@ -91,10 +88,7 @@ fn adding_a_flow_does_not_change_other_links_random_draws() {
     assert_eq!(one.flows.f64s("completion_time").len(), 1);
     let ct = col(&one, "flows", "completion_time")[0];
     assert!(ct.is_finite(), "flow 0 completes");
-    assert_eq!(
-        col(&one, "links", "drops_loss")[0],
-        col(&two, "links", "drops_loss")[0]
-    );
+    assert_eq!(col(&one, "links", "drops_loss")[0], col(&two, "links", "drops_loss")[0]);
     assert_eq!(ct, col(&two, "flows", "completion_time")[0]);
 }
 
@@ -116,11 +110,7 @@ fn fixed_size_flow_delivers_everything_once_and_records_completion() {
         assert!(ct > 1.2 && ct < 60.0, "completion {ct}");
         let sent = col(&out, "flows", "segments_sent")[0];
         let retx = col(&out, "flows", "retransmits")[0];
-        assert_eq!(
-            sent,
-            300.0 + retx,
-            "every segment sent once plus retransmissions"
-        );
+        assert_eq!(sent, 300.0 + retx, "every segment sent once plus retransmissions");
     }
 }
 
@@ -138,10 +128,7 @@ fn lossy_single_flow_follows_the_square_root_law_roughly() {
     let out = api::run(&spec, 5).unwrap();
     let g = col(&out, "flows", "goodput_bps")[0];
     let mathis = 8000.0 / 0.1 * (1.5 / p).sqrt();
-    assert!(
-        g > 0.5 * mathis && g < 1.5 * mathis,
-        "goodput {g} vs Mathis {mathis}"
-    );
+    assert!(g > 0.5 * mathis && g < 1.5 * mathis, "goodput {g} vs Mathis {mathis}");
 }
 
 #[test]
@@ -209,10 +196,7 @@ fn westwood_gains_over_newreno_on_a_lossy_path() {
     eprintln!("1% loss: newreno {nr:.0} be {be:.0} crb {crb:.0} re {re:.0}");
     assert!(be > 1.5 * nr, "BE {be} vs NewReno {nr}");
     assert!(crb > 1.3 * nr, "CRB {crb} vs NewReno {nr}");
-    assert!(
-        be >= crb * 0.95 && crb > re * 0.95,
-        "BE ≥ CRB ≥ RE ordering"
-    );
+    assert!(be >= crb * 0.95 && crb > re * 0.95, "BE ≥ CRB ≥ RE ordering");
 }
 
 #[test]
@@ -256,15 +240,77 @@ fn pcap_capture_of_a_link_direction() {
     // 24-byte header + 20 data records of 16 + 40 bytes.
     assert_eq!(data.len(), 24 + 20 * 56);
     let (_, acks) = &out.pcaps[1];
-    assert_eq!(
-        acks.len(),
-        24 + 20 * 56,
-        "one ACK per segment without delayed ACKs"
-    );
+    assert_eq!(acks.len(), 24 + 20 * 56, "one ACK per segment without delayed ACKs");
     let bad = spec.replace(r#"{"a":"b","b":"a"}"#, r#"{"a":"b","b":"zz"}"#);
     assert_ne!(bad, spec);
     match api::run(&bad, 1) {
         Err(api::Error::Scenario(m)) => assert!(m.starts_with("pcap[1]"), "{m}"),
         other => panic!("expected a scenario error, got {:?}", other.map(|_| ())),
+    }
+}
+
+fn generated(kind_fields: serde_json::Value, duration: f64) -> RunOutput {
+    let mut g = kind_fields;
+    g["src"] = "s0".into();
+    g["dst"] = "d0".into();
+    let spec = serde_json::json!({
+        "sim": {"duration": duration},
+        "dumbbell": {"pairs": 1,
+            "bottleneck": {"rate": "10Mbps", "delay": "10ms", "queue": 64},
+            "access": {"rate": "100Mbps", "delay": "1ms"}},
+        "generators": [g]
+    })
+    .to_string();
+    api::run(&spec, 4).unwrap()
+}
+
+#[test]
+fn poisson_generator_creates_flows_at_the_given_rate() {
+    let out = generated(
+        serde_json::json!({"kind": "poisson", "rate": 20, "size": {"dist": "constant", "value": 10}}),
+        200.0,
+    );
+    let n = out.flows.f64s("flow").len() as f64;
+    // 20 flows/s for 200 s: 4000 ± 4·sqrt(4000)
+    assert!((n - 4000.0).abs() < 4.0 * 4000f64.sqrt(), "{n} flows");
+    let done = col(&out, "flows", "completion_time").iter().filter(|c| c.is_finite()).count() as f64;
+    assert!(done > 0.99 * n, "almost all complete: {done}/{n}");
+    let delivered = col(&out, "flows", "delivered_segments");
+    assert!(delivered.iter().all(|d| *d <= 10.0));
+}
+
+#[test]
+fn closed_generator_runs_one_flow_at_a_time() {
+    let out = generated(
+        serde_json::json!({"kind": "closed", "size": {"dist": "constant", "value": 50},
+                           "think": {"dist": "constant", "value": 1.0}}),
+        30.0,
+    );
+    let starts = col(&out, "flows", "start");
+    let ct = col(&out, "flows", "completion_time");
+    for i in 1..starts.len() {
+        let prev_end = starts[i - 1] + ct[i - 1];
+        assert!((starts[i] - (prev_end + 1.0)).abs() < 1e-6, "flow {i} starts 1 s after the previous ends");
+    }
+    assert!(starts.len() > 10);
+}
+
+#[test]
+fn session_generator_alternates_pages_and_reading() {
+    let out = generated(
+        serde_json::json!({"kind": "sessions", "size": {"dist": "constant", "value": 4000}, "size_unit": "bytes",
+                           "pages": {"dist": "constant", "value": 3},
+                           "reading": {"dist": "constant", "value": 2.0},
+                           "session_gap": {"dist": "constant", "value": 10.0}}),
+        100.0,
+    );
+    let starts = col(&out, "flows", "start");
+    let ct = col(&out, "flows", "completion_time");
+    assert_eq!(col(&out, "flows", "size")[0], 4.0, "4000 bytes = 4 segments of 1000");
+    let gaps: Vec<f64> = (1..starts.len()).map(|i| starts[i] - starts[i - 1] - ct[i - 1]).collect();
+    // Pattern: reading, reading, session gap, reading, reading, session gap, ...
+    for (i, g) in gaps.iter().enumerate() {
+        let expected = if i % 3 == 2 { 10.0 } else { 2.0 };
+        assert!((g - expected).abs() < 1e-6, "gap {i} = {g}");
     }
 }

@@ -208,9 +208,7 @@ pub fn check_params(algorithm: &str, params: &Params, allowed: &[&str]) -> Resul
             } else {
                 allowed.join(", ")
             };
-            return Err(format!(
-                "{algorithm} has no parameter {k:?}; allowed: {list}"
-            ));
+            return Err(format!("{algorithm} has no parameter {k:?}; allowed: {list}"));
         }
     }
     Ok(())
@@ -246,10 +244,7 @@ mod tests {
             assert_eq!(cc.name(), n);
         }
         let e = create("vegas2", &Params::new()).err().unwrap();
-        assert!(
-            e.contains("allowed: tahoe, reno, newreno, westwood_be"),
-            "{e}"
-        );
+        assert!(e.contains("allowed: tahoe, reno, newreno, westwood_be"), "{e}");
     }
 
     #[test]

@@ -117,11 +117,7 @@ pub struct Westwood {
 }
 
 impl Westwood {
-    fn with_variant(
-        variant: Variant,
-        name: &str,
-        params: &Params,
-    ) -> Result<Box<dyn CongestionControl>, String> {
+    fn with_variant(variant: Variant, name: &str, params: &Params) -> Result<Box<dyn CongestionControl>, String> {
         check_params(
             name,
             params,
@@ -137,19 +133,13 @@ impl Westwood {
             return Err(format!("{name}: tau = {tau} is not allowed; must be > 0 s"));
         }
         if m < 2.0 {
-            return Err(format!(
-                "{name}: m = {m} is not allowed; must be >= 2 (Nyquist)"
-            ));
+            return Err(format!("{name}: m = {m} is not allowed; must be >= 2 (Nyquist)"));
         }
         if t_factor <= 0.0 {
-            return Err(format!(
-                "{name}: t_factor = {t_factor} is not allowed; must be > 0"
-            ));
+            return Err(format!("{name}: t_factor = {t_factor} is not allowed; must be > 0"));
         }
         if theta <= 0.0 {
-            return Err(format!(
-                "{name}: theta = {theta} is not allowed; must be > 0"
-            ));
+            return Err(format!("{name}: theta = {theta} is not allowed; must be > 0"));
         }
         if max_count < 0.0 || max_count.fract() != 0.0 {
             return Err(format!(
@@ -168,15 +158,7 @@ impl Westwood {
         )))
     }
 
-    pub fn new(
-        variant: Variant,
-        tau: f64,
-        m: f64,
-        t_factor: f64,
-        theta: f64,
-        fixed: bool,
-        max_count: u64,
-    ) -> Westwood {
+    pub fn new(variant: Variant, tau: f64, m: f64, t_factor: f64, theta: f64, fixed: bool, max_count: u64) -> Westwood {
         Westwood {
             variant,
             m,
@@ -260,10 +242,12 @@ impl Westwood {
             .then(|| rate * st.min_rtt / Self::segment_bits(st))
     }
 
+    #[cfg(test)]
     pub fn bandwidth_estimate(&self) -> f64 {
         self.be.estimate
     }
 
+    #[cfg(test)]
     pub fn rate_estimate(&self) -> f64 {
         self.re.estimate
     }
@@ -315,19 +299,11 @@ impl CongestionControl for Westwood {
         let Some(be_win) = by_be else {
             // No RTT sample yet: no estimate to rely on, react as NewReno.
             st.ssthresh = super::half_window(st);
-            st.cwnd = if signal == Signal::Timeout {
-                1.0
-            } else {
-                st.ssthresh
-            };
+            st.cwnd = if signal == Signal::Timeout { 1.0 } else { st.ssthresh };
             return;
         };
         let re_win = by_re.unwrap_or(0.0);
-        self.last_ratio = if re_win > 0.0 {
-            st.cwnd / re_win
-        } else {
-            f64::INFINITY
-        };
+        self.last_ratio = if re_win > 0.0 { st.cwnd / re_win } else { f64::INFINITY };
         st.log.push(("westwood_ratio", self.last_ratio));
         st.log.push(("re_window", re_win));
         st.log.push(("be_window", be_win));
@@ -460,11 +436,7 @@ mod tests {
             "{}",
             w.bandwidth_estimate()
         );
-        assert!(
-            (w.rate_estimate() - 8e6).abs() / 8e6 < 0.01,
-            "{}",
-            w.rate_estimate()
-        );
+        assert!((w.rate_estimate() - 8e6).abs() / 8e6 < 0.01, "{}", w.rate_estimate());
     }
 
     #[test]
@@ -479,11 +451,7 @@ mod tests {
             feed(&mut w, &mut st, 0.0001, 9);
         }
         let rate = 8e6;
-        assert!(
-            w.bandwidth_estimate() > 1.5 * rate,
-            "BE {}",
-            w.bandwidth_estimate()
-        );
+        assert!(w.bandwidth_estimate() > 1.5 * rate, "BE {}", w.bandwidth_estimate());
         assert!(
             (w.rate_estimate() - rate).abs() / rate < 0.05,
             "RE {}",
@@ -514,11 +482,7 @@ mod tests {
         let mut st2 = test_state(30.0, 100.0);
         st2.min_rtt = 0.1;
         fresh.on_congestion(&mut st2, Signal::Timeout);
-        assert_eq!(
-            (st2.cwnd, st2.ssthresh),
-            (1.0, 2.0),
-            "zero estimate floors at 2"
-        );
+        assert_eq!((st2.cwnd, st2.ssthresh), (1.0, 2.0), "zero estimate floors at 2");
     }
 
     #[test]
@@ -551,9 +515,6 @@ mod tests {
         assert!(e.contains("m = 1"), "{e}");
         let mut p = Params::new();
         p.insert("gamma".into(), 1.0);
-        assert!(Westwood::create_crb(&p)
-            .err()
-            .unwrap()
-            .contains("allowed: tau, m"));
+        assert!(Westwood::create_crb(&p).err().unwrap().contains("allowed: tau, m"));
     }
 }

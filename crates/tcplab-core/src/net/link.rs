@@ -41,16 +41,7 @@ pub struct LinkDir {
 
 impl LinkDir {
     #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        link: u32,
-        from: u32,
-        to: u32,
-        rate: f64,
-        delay: Time,
-        limit: u32,
-        loss: f64,
-        rng: Rng,
-    ) -> Self {
+    pub fn new(link: u32, from: u32, to: u32, rate: f64, delay: Time, limit: u32, loss: f64, rng: Rng) -> Self {
         LinkDir {
             link,
             from,
@@ -131,17 +122,10 @@ mod tests {
         assert_eq!(l.enqueue(0, 1000), Enqueue::Arrives(1_000_000 + 5_000_000));
         assert_eq!(l.enqueue(0, 1000), Enqueue::Arrives(2_000_000 + 5_000_000));
         assert_eq!(l.enqueue(0, 1000), Enqueue::Arrives(3_000_000 + 5_000_000));
-        assert_eq!(
-            l.enqueue(0, 1000),
-            Enqueue::QueueDrop,
-            "3 in the system: full"
-        );
+        assert_eq!(l.enqueue(0, 1000), Enqueue::QueueDrop, "3 in the system: full");
         // After the first departure there is room again.
         assert_eq!(l.occupancy(1_000_000), 2);
-        assert_eq!(
-            l.enqueue(1_000_000, 500),
-            Enqueue::Arrives(3_500_000 + 5_000_000)
-        );
+        assert_eq!(l.enqueue(1_000_000, 500), Enqueue::Arrives(3_500_000 + 5_000_000));
         assert_eq!((l.arrivals, l.drops_queue), (5, 1));
     }
 
@@ -154,9 +138,6 @@ mod tests {
         }
         let rate = l.drops_loss as f64 / n as f64;
         assert!((rate - 0.1).abs() < 0.005, "{rate}");
-        assert_eq!(
-            l.arrivals,
-            l.delivered + l.drops_queue + l.drops_loss + l.in_system
-        );
+        assert_eq!(l.arrivals, l.delivered + l.drops_queue + l.drops_loss + l.in_system);
     }
 }

@@ -3,6 +3,7 @@
 pub mod units;
 
 use crate::cc;
+use crate::sim::Dist;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -32,6 +33,45 @@ struct RawSpec {
     flows: Vec<RawFlow>,
     #[serde(default)]
     pcap: Vec<PcapSpec>,
+    #[serde(default)]
+    generators: Vec<RawGenerator>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGenerator {
+    #[serde(default)]
+    name: Option<String>,
+    kind: String,
+    src: String,
+    dst: String,
+    #[serde(default)]
+    count: Option<Value>,
+    #[serde(default)]
+    cc: Option<String>,
+    #[serde(default)]
+    cc_params: Option<Map<String, Value>>,
+    #[serde(default)]
+    tcp: Option<Map<String, Value>>,
+    #[serde(default)]
+    start: Option<Value>,
+    #[serde(default)]
+    stop: Option<Value>,
+    size: Value,
+    #[serde(default)]
+    size_unit: Option<String>,
+    #[serde(default)]
+    rate: Option<Value>,
+    #[serde(default)]
+    think: Option<Value>,
+    #[serde(default)]
+    session_gap: Option<Value>,
+    #[serde(default)]
+    pages: Option<Value>,
+    #[serde(default)]
+    reading: Option<Value>,
+    #[serde(default)]
+    max_flows: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -150,6 +190,46 @@ pub struct Spec {
     /// Link directions to capture into pcap files.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pcap: Vec<PcapSpec>,
+    /// Sources that create TCP flows while the simulation runs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub generators: Vec<GeneratorSpec>,
+}
+
+/// A source of TCP flows created at run time between one pair of hosts.
+///
+/// - `poisson`: flows arrive as a Poisson process of `rate` flows/s (open loop);
+/// - `closed`: one flow at a time; the next starts `think` after the previous completes
+///   (think = 0: a background sender that restarts at once);
+/// - `sessions`: sessions of `pages` flows, one after another with `reading` time between
+///   them; `session_gap` between the end of a session and the start of the next.
+///
+/// Flow sizes are drawn from `size` in `size_unit` (segments, or bytes rounded up to whole
+/// segments), at least one segment.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct GeneratorSpec {
+    pub name: String,
+    pub kind: String,
+    pub src: String,
+    pub dst: String,
+    pub cc: String,
+    pub cc_params: BTreeMap<String, f64>,
+    pub tcp: TcpSpec,
+    pub start: f64,
+    pub stop: Option<f64>,
+    pub size: Dist,
+    pub size_unit: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think: Option<Dist>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_gap: Option<Dist>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pages: Option<Dist>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reading: Option<Dist>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_flows: Option<u64>,
 }
 
 /// Capture the packets that cross the link from `a` to `b` (as the far end receives them).
@@ -293,10 +373,7 @@ fn int_at_least(path: &str, v: &Value, min: u64) -> Result<u64, SpecError> {
         _ => return err(path, format!("expected an integer >= {min}, got {v}")),
     };
     if x < min {
-        return err(
-            path,
-            format!("{x} is not allowed; must be an integer >= {min}"),
-        );
+        return err(path, format!("{x} is not allowed; must be an integer >= {min}"));
     }
     Ok(x)
 }
@@ -328,10 +405,7 @@ fn time_pos(path: &str, v: &Value) -> Result<f64, SpecError> {
 fn prob(path: &str, v: &Value) -> Result<f64, SpecError> {
     let p = num(path, v)?;
     if !(0.0..1.0).contains(&p) {
-        return err(
-            path,
-            format!("probability {p} is not allowed; must be in [0, 1)"),
-        );
+        return err(path, format!("probability {p} is not allowed; must be in [0, 1)"));
     }
     Ok(p)
 }
@@ -356,28 +430,19 @@ fn tcp_options(path: &str, raw: Option<&Map<String, Value>>) -> Result<TcpSpec, 
             "init_cwnd" => {
                 t.init_cwnd = num(&p, v)?;
                 if t.init_cwnd < 1.0 {
-                    return err(
-                        &p,
-                        format!("{} is not allowed; must be >= 1 segment", t.init_cwnd),
-                    );
+                    return err(&p, format!("{} is not allowed; must be >= 1 segment", t.init_cwnd));
                 }
             }
             "init_ssthresh" => {
                 t.init_ssthresh = num(&p, v)?;
                 if t.init_ssthresh < 2.0 {
-                    return err(
-                        &p,
-                        format!("{} is not allowed; must be >= 2 segments", t.init_ssthresh),
-                    );
+                    return err(&p, format!("{} is not allowed; must be >= 2 segments", t.init_ssthresh));
                 }
             }
             "rwnd" => {
                 t.rwnd = num(&p, v)?;
                 if t.rwnd < 1.0 {
-                    return err(
-                        &p,
-                        format!("{} is not allowed; must be >= 1 segment", t.rwnd),
-                    );
+                    return err(&p, format!("{} is not allowed; must be >= 1 segment", t.rwnd));
                 }
             }
             "delayed_ack" => t.delayed_ack = boolean(&p, v)?,
@@ -538,9 +603,18 @@ fn normalise(raw: RawSpec) -> Result<Spec, SpecError> {
     let mut seen = HashMap::new();
     for (i, f) in flows.iter().enumerate() {
         if let Some(j) = seen.insert(f.name.clone(), i) {
+            return err("flows", format!("flow name {:?} is used by flows {j} and {i}", f.name));
+        }
+    }
+    let mut generators = Vec::new();
+    for (i, g) in raw.generators.iter().enumerate() {
+        expand_generator(i, g, &sim, &index, &adjacency, &mut generators)?;
+    }
+    for (i, g) in generators.iter().enumerate() {
+        if seen.contains_key(&g.name) || generators[..i].iter().any(|h| h.name == g.name) {
             return err(
-                "flows",
-                format!("flow name {:?} is used by flows {j} and {i}", f.name),
+                "generators",
+                format!("name {:?} is used twice (flows and generators share names)", g.name),
             );
         }
     }
@@ -561,14 +635,11 @@ fn normalise(raw: RawSpec) -> Result<Spec, SpecError> {
         links,
         flows,
         pcap: raw.pcap,
+        generators,
     })
 }
 
-fn dumbbell(
-    d: &RawDumbbell,
-    nodes: &mut Vec<NodeSpec>,
-    links: &mut Vec<LinkSpec>,
-) -> Result<(), SpecError> {
+fn dumbbell(d: &RawDumbbell, nodes: &mut Vec<NodeSpec>, links: &mut Vec<LinkSpec>) -> Result<(), SpecError> {
     let n = int_at_least("dumbbell.pairs", &d.pairs, 1)? as usize;
     if n > 1_000_000 {
         return err("dumbbell.pairs", "at most 1000000 pairs");
@@ -630,14 +701,7 @@ fn dumbbell(
         loss_ab: loss,
         loss_ba: loss,
     };
-    links.push(link(
-        "r1".into(),
-        "r2".into(),
-        b_rate,
-        b_delay,
-        b_queue,
-        b_loss,
-    ));
+    links.push(link("r1".into(), "r2".into(), b_rate, b_delay, b_queue, b_loss));
     for (i, delay) in a_delays.iter().enumerate() {
         nodes.push(NodeSpec {
             name: format!("s{i}"),
@@ -647,31 +711,13 @@ fn dumbbell(
             name: format!("d{i}"),
             kind: "host".into(),
         });
-        links.push(link(
-            format!("s{i}"),
-            "r1".into(),
-            a_rate,
-            *delay,
-            a_queue,
-            a_loss,
-        ));
-        links.push(link(
-            "r2".into(),
-            format!("d{i}"),
-            a_rate,
-            *delay,
-            a_queue,
-            a_loss,
-        ));
+        links.push(link(format!("s{i}"), "r1".into(), a_rate, *delay, a_queue, a_loss));
+        links.push(link("r2".into(), format!("d{i}"), a_rate, *delay, a_queue, a_loss));
     }
     Ok(())
 }
 
-fn adjacency(
-    nodes: &[NodeSpec],
-    links: &[LinkSpec],
-    index: &HashMap<String, usize>,
-) -> Vec<Vec<usize>> {
+fn adjacency(nodes: &[NodeSpec], links: &[LinkSpec], index: &HashMap<String, usize>) -> Vec<Vec<usize>> {
     let mut adj = vec![Vec::new(); nodes.len()];
     for l in links {
         let (a, b) = (index[&l.a], index[&l.b]);
@@ -729,7 +775,10 @@ fn expand_flow(
             if xs.len() != count {
                 return err(
                     &format!("{p}.start"),
-                    format!("a list of {} start times was given; it must have one per flow (count = {count})", xs.len()),
+                    format!(
+                        "a list of {} start times was given; it must have one per flow (count = {count})",
+                        xs.len()
+                    ),
                 );
             }
             xs.iter()
@@ -769,10 +818,7 @@ fn expand_flow(
         if let Err(m) = cc::create(&s.cc, &cc_params) {
             return err(&format!("{p}.switch[{k}].cc"), m);
         }
-        switch.push(SwitchSpec {
-            at,
-            cc: s.cc.clone(),
-        });
+        switch.push(SwitchSpec { at, cc: s.cc.clone() });
     }
     let tcp = tcp_options(&format!("{p}.tcp"), f.tcp.as_ref())?;
     let transport = f.transport.clone().unwrap_or_else(|| "tcp".into());
@@ -789,10 +835,7 @@ fn expand_flow(
         }
         "udp" => {
             if f.size.is_some() || !f.switch.is_empty() {
-                return err(
-                    &format!("{p}.transport"),
-                    "a udp flow takes no size and no switch",
-                );
+                return err(&format!("{p}.transport"), "a udp flow takes no size and no switch");
             }
             Some(udp_source(&p, f)?)
         }
@@ -822,18 +865,12 @@ fn expand_flow(
             );
         }
         if !reachable(adj, a, b) {
-            return err(
-                &format!("{p}.dst"),
-                format!("no route from {src:?} to {dst:?}"),
-            );
+            return err(&format!("{p}.dst"), format!("no route from {src:?} to {dst:?}"));
         }
         let start = starts[k];
         if let Some(s) = stop {
             if s <= start {
-                return err(
-                    &format!("{p}.stop"),
-                    format!("{s} s is not after the start {start} s"),
-                );
+                return err(&format!("{p}.stop"), format!("{s} s is not after the start {start} s"));
             }
         }
         let name = match &f.name {
@@ -861,6 +898,194 @@ fn expand_flow(
     Ok(())
 }
 
+/// A distribution from `{dist = ..., <own parameters>}` or `{dist = ..., mean = ..., std = ...}`.
+fn dist(path: &str, v: &Value) -> Result<Dist, SpecError> {
+    let Value::Object(m) = v else {
+        return err(
+            path,
+            format!("expected a distribution table like {{dist = \"exponential\", mean = 1.0}}, got {v}"),
+        );
+    };
+    let kind = m.get("dist").and_then(Value::as_str).unwrap_or("");
+    let by_moments = m.contains_key("std") || (m.contains_key("mean") && kind != "exponential");
+    let d = if by_moments {
+        for k in m.keys() {
+            if !["dist", "mean", "std"].contains(&k.as_str()) {
+                return err(
+                    &format!("{path}.{k}"),
+                    "give either mean and std, or the distribution's own parameters",
+                );
+            }
+        }
+        let mean = num(&format!("{path}.mean"), m.get("mean").unwrap_or(&Value::Null))?;
+        let std = match m.get("std") {
+            Some(s) => num(&format!("{path}.std"), s)?,
+            None => 0.0,
+        };
+        Dist::from_moments(kind, mean, std).map_err(|e| SpecError(format!("{path}: {e}")))?
+    } else {
+        serde_json::from_value::<Dist>(v.clone()).map_err(|e| {
+            SpecError(format!(
+                "{path}: {e}; expected one of {{dist=\"constant\", value}}, {{dist=\"uniform\", low, high}}, \
+                 {{dist=\"exponential\", mean}}, {{dist=\"pareto\", shape, scale}}, {{dist=\"lognormal\", mu, sigma}}, \
+                 {{dist=\"gamma\", shape, scale}}, or mean and std"
+            ))
+        })?
+    };
+    d.validate().map_err(|e| SpecError(format!("{path}: {e}")))?;
+    Ok(d)
+}
+
+fn expand_generator(
+    i: usize,
+    g: &RawGenerator,
+    sim: &SimSpec,
+    index: &HashMap<String, usize>,
+    adj: &[Vec<usize>],
+    out: &mut Vec<GeneratorSpec>,
+) -> Result<(), SpecError> {
+    let p = format!("generators[{i}]");
+    let count = match &g.count {
+        Some(v) => int_at_least(&format!("{p}.count"), v, 1)? as usize,
+        None => 1,
+    };
+    if !["poisson", "closed", "sessions"].contains(&g.kind.as_str()) {
+        return err(
+            &format!("{p}.kind"),
+            format!("{:?} is not allowed; allowed: poisson, closed, sessions", g.kind),
+        );
+    }
+    let cc_name = g.cc.clone().unwrap_or_else(|| "newreno".into());
+    let cc_params: BTreeMap<String, f64> = match &g.cc_params {
+        Some(m) => m
+            .iter()
+            .map(|(k, v)| Ok((k.clone(), num(&format!("{p}.cc_params.{k}"), v)?)))
+            .collect::<Result<_, SpecError>>()?,
+        None => BTreeMap::new(),
+    };
+    if let Err(m) = cc::create(&cc_name, &cc_params) {
+        return err(&format!("{p}.cc"), m);
+    }
+    let tcp = tcp_options(&format!("{p}.tcp"), g.tcp.as_ref())?;
+    let start = match &g.start {
+        Some(v) => time_nonneg(&format!("{p}.start"), v)?,
+        None => 0.0,
+    };
+    if start >= sim.duration {
+        return err(
+            &format!("{p}.start"),
+            format!("{start} s is not before the end of the simulation"),
+        );
+    }
+    let stop = match &g.stop {
+        Some(v) => Some(time_nonneg(&format!("{p}.stop"), v)?),
+        None => None,
+    };
+    let size = dist(&format!("{p}.size"), &g.size)?;
+    let size_unit = g.size_unit.clone().unwrap_or_else(|| "segments".into());
+    if size_unit != "segments" && size_unit != "bytes" {
+        return err(
+            &format!("{p}.size_unit"),
+            format!("{size_unit:?} is not allowed; allowed: segments, bytes"),
+        );
+    }
+    let opt = |name: &str, v: &Option<Value>| -> Result<Option<Dist>, SpecError> {
+        v.as_ref().map(|v| dist(&format!("{p}.{name}"), v)).transpose()
+    };
+    let think = opt("think", &g.think)?;
+    let session_gap = opt("session_gap", &g.session_gap)?;
+    let pages = opt("pages", &g.pages)?;
+    let reading = opt("reading", &g.reading)?;
+    let rate = match &g.rate {
+        Some(v) => {
+            let r = num(&format!("{p}.rate"), v)?;
+            if r <= 0.0 {
+                return err(&format!("{p}.rate"), format!("{r} is not allowed; must be > 0 flows/s"));
+            }
+            Some(r)
+        }
+        None => None,
+    };
+    let need = |ok: bool, field: &str| -> Result<(), SpecError> {
+        if ok {
+            Ok(())
+        } else {
+            err(&format!("{p}.{field}"), format!("required for kind = {:?}", g.kind))
+        }
+    };
+    let unused = |present: bool, field: &str| -> Result<(), SpecError> {
+        if present {
+            err(&format!("{p}.{field}"), format!("not used by kind = {:?}", g.kind))
+        } else {
+            Ok(())
+        }
+    };
+    match g.kind.as_str() {
+        "poisson" => {
+            need(rate.is_some(), "rate")?;
+            unused(think.is_some(), "think")?;
+            unused(session_gap.is_some() || pages.is_some() || reading.is_some(), "pages")?;
+        }
+        "closed" => {
+            unused(rate.is_some(), "rate")?;
+            unused(session_gap.is_some() || pages.is_some() || reading.is_some(), "pages")?;
+        }
+        _ => {
+            unused(rate.is_some(), "rate")?;
+            unused(think.is_some(), "think")?;
+            need(session_gap.is_some(), "session_gap")?;
+            need(pages.is_some(), "pages")?;
+            need(reading.is_some(), "reading")?;
+        }
+    }
+    let max_flows = g
+        .max_flows
+        .as_ref()
+        .map(|v| int_at_least(&format!("{p}.max_flows"), v, 1))
+        .transpose()?;
+    for k in 0..count {
+        let subst = |s: &str| s.replace("{i}", &k.to_string());
+        let (src, dst) = (subst(&g.src), subst(&g.dst));
+        let (Some(&a), Some(&b)) = (index.get(&src), index.get(&dst)) else {
+            let (field, name) = if index.contains_key(&src) {
+                ("dst", dst)
+            } else {
+                ("src", src)
+            };
+            return err(&format!("{p}.{field}"), format!("unknown node {name:?}"));
+        };
+        if a == b || !reachable(adj, a, b) {
+            return err(&format!("{p}.dst"), format!("no route from {src:?} to {dst:?}"));
+        }
+        let name = match &g.name {
+            Some(n) if count > 1 && n.contains("{i}") => subst(n),
+            Some(n) if count > 1 => format!("{n}{k}"),
+            Some(n) => n.clone(),
+            None => format!("gen{}", out.len()),
+        };
+        out.push(GeneratorSpec {
+            name,
+            kind: g.kind.clone(),
+            src,
+            dst,
+            cc: cc_name.clone(),
+            cc_params: cc_params.clone(),
+            tcp: tcp.clone(),
+            start,
+            stop,
+            size: size.clone(),
+            size_unit: size_unit.clone(),
+            rate,
+            think: think.clone(),
+            session_gap: session_gap.clone(),
+            pages: pages.clone(),
+            reading: reading.clone(),
+            max_flows,
+        });
+    }
+    Ok(())
+}
+
 fn udp_source(p: &str, f: &RawFlow) -> Result<UdpSpec, SpecError> {
     let packet = match &f.packet {
         Some(v) => int_at_least(&format!("{p}.packet"), v, 1)?.min(65535) as u32,
@@ -874,12 +1099,7 @@ fn udp_source(p: &str, f: &RawFlow) -> Result<UdpSpec, SpecError> {
                 "give either rate or rate_schedule, not both",
             )
         }
-        (None, None) => {
-            return err(
-                &format!("{p}.rate"),
-                "a udp flow needs a rate (or a rate_schedule)",
-            )
-        }
+        (None, None) => return err(&format!("{p}.rate"), "a udp flow needs a rate (or a rate_schedule)"),
         (Some(r), None) => schedule.push(RateStep {
             at: 0.0,
             rate: rate_nonneg(&format!("{p}.rate"), r)?,
@@ -969,10 +1189,7 @@ mod tests {
 
         let mut v = base();
         v["dumbbell"]["bottleneck"]["queue"] = 0.into();
-        assert!(parse_v(&v)
-            .unwrap_err()
-            .0
-            .starts_with("dumbbell.bottleneck.queue:"));
+        assert!(parse_v(&v).unwrap_err().0.starts_with("dumbbell.bottleneck.queue:"));
 
         let mut v = base();
         v["flows"][0]["tcp"] = serde_json::json!({"mss": 1000, "bogus": 1});
@@ -996,10 +1213,7 @@ mod tests {
              "rate_schedule": [{"at": 0, "rate": 0}, {"at": "20s", "rate": "1Mbps"}]}
         ]);
         let s = parse_v(&v).unwrap();
-        assert_eq!(
-            s.flows[0].rate_schedule,
-            Some(vec![RateStep { at: 0.0, rate: 2e6 }])
-        );
+        assert_eq!(s.flows[0].rate_schedule, Some(vec![RateStep { at: 0.0, rate: 2e6 }]));
         assert_eq!(s.flows[1].packet, Some(500));
         let again = parse(&serde_json::to_string(&s).unwrap()).unwrap();
         assert_eq!(s, again);
@@ -1007,10 +1221,32 @@ mod tests {
         let e = parse_v(&v).unwrap_err().0;
         assert!(e.starts_with("flows[1].rate_schedule[1].at:"), "{e}");
         v["flows"][1]["transport"] = "sctp".into();
-        assert!(parse_v(&v)
-            .unwrap_err()
-            .0
-            .starts_with("flows[1].transport:"));
+        assert!(parse_v(&v).unwrap_err().0.starts_with("flows[1].transport:"));
+    }
+
+    #[test]
+    fn generators_normalise_distributions_and_check_their_kind() {
+        let mut v = base();
+        v["generators"] = serde_json::json!([
+            {"kind": "sessions", "src": "s0", "dst": "d0",
+             "size": {"dist": "pareto", "mean": 5000, "std": 8000}, "size_unit": "bytes",
+             "session_gap": {"dist": "exponential", "mean": 30},
+             "pages": {"dist": "lognormal", "mean": 5, "std": 3},
+             "reading": {"dist": "gamma", "mean": 10, "std": 20}},
+            {"kind": "poisson", "src": "s1", "dst": "d1", "rate": 5, "size": {"dist": "constant", "value": 100}}
+        ]);
+        let s = parse_v(&v).unwrap();
+        assert_eq!(s.generators.len(), 2);
+        assert!(matches!(s.generators[0].pages, Some(Dist::Lognormal { .. })));
+        let again = parse(&serde_json::to_string(&s).unwrap()).unwrap();
+        assert_eq!(s, again);
+        v["generators"][1]["rate"] = serde_json::Value::Null;
+        let e = parse_v(&v).unwrap_err().0;
+        assert_eq!(e, "generators[1].rate: required for kind = \"poisson\"");
+        v["generators"][1]["rate"] = 5.into();
+        v["generators"][1]["size"] = serde_json::json!({"dist": "weibull", "mean": 1});
+        let e = parse_v(&v).unwrap_err().0;
+        assert!(e.starts_with("generators[1].size: unknown distribution"), "{e}");
     }
 
     #[test]

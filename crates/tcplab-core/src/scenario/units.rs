@@ -5,9 +5,7 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
     let s = s.trim();
     let end = s
         .char_indices()
-        .find(|(_, c)| {
-            !(c.is_ascii_digit() || *c == '.' || *c == 'e' || *c == 'E' || *c == '-' || *c == '+')
-        })
+        .find(|(_, c)| !(c.is_ascii_digit() || *c == '.' || *c == 'e' || *c == 'E' || *c == '-' || *c == '+'))
         .map(|(i, _)| i)
         .unwrap_or(s.len());
     // "1e" followed by a unit letter would be ambiguous; accept only a parseable prefix.
@@ -30,8 +28,8 @@ pub fn parse_rate(v: &Value) -> Result<f64, String> {
                 "gbps" | "gbitps" => 1e9,
                 _ => {
                     return Err(format!(
-                    "unknown rate unit {unit:?} in {s:?}; allowed: bps, kbps, Mbps, Gbps (or Mb/s)"
-                ))
+                        "unknown rate unit {unit:?} in {s:?}; allowed: bps, kbps, Mbps, Gbps (or Mb/s)"
+                    ))
                 }
             };
             Ok(n * mult)
@@ -47,9 +45,8 @@ pub fn parse_time(v: &Value) -> Result<f64, String> {
     match v {
         Value::Number(n) => n.as_f64().ok_or_else(|| "not a number".to_string()),
         Value::String(s) => {
-            let (n, unit) = split_number(s).ok_or_else(|| {
-                format!("cannot read time {s:?}: expected seconds or a string like \"35ms\"")
-            })?;
+            let (n, unit) = split_number(s)
+                .ok_or_else(|| format!("cannot read time {s:?}: expected seconds or a string like \"35ms\""))?;
             let mult = match unit {
                 "" | "s" | "sec" => 1.0,
                 "ms" => 1e-3,
@@ -64,9 +61,7 @@ pub fn parse_time(v: &Value) -> Result<f64, String> {
             };
             Ok(n * mult)
         }
-        _ => Err(format!(
-            "expected a time (seconds or a string like \"35ms\"), got {v}"
-        )),
+        _ => Err(format!("expected a time (seconds or a string like \"35ms\"), got {v}")),
     }
 }
 

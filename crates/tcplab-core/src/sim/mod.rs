@@ -1,7 +1,9 @@
 //! Event kernel: integer-nanosecond time, the event queue, and random streams.
+mod dist;
 mod queue;
 mod rng;
 
+pub use dist::Dist;
 pub use queue::EventQueue;
 pub use rng::Rng;
 

@@ -88,11 +88,7 @@ impl Receiver {
         }
         if k > 0 || had_gap || !self.delayed_ack {
             // Out of order, filling a hole, or no delayed ACKs: acknowledge at once.
-            let echo = if self.pending > 0 {
-                self.pending_ts
-            } else {
-                ts
-            };
+            let echo = if self.pending > 0 { self.pending_ts } else { ts };
             self.ack(Kind::Ack, echo, now, out);
             return;
         }
@@ -150,10 +146,7 @@ mod tests {
         assert_eq!(r.delack_deadline, Some(110));
         r.on_data(20, 1, 8, &mut out);
         assert_eq!(acks(&out), vec![2]);
-        assert_eq!(
-            out[0].ts_echo, 7,
-            "echoes the earliest unacknowledged timestamp"
-        );
+        assert_eq!(out[0].ts_echo, 7, "echoes the earliest unacknowledged timestamp");
         assert_eq!(r.delack_deadline, None);
         r.on_data(30, 2, 9, &mut out);
         r.on_delack_timer(130, &mut out);

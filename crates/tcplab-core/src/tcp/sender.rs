@@ -139,11 +139,7 @@ impl Sender {
     }
 
     fn log(&mut self, now: Time, name: &'static str, value: f64) {
-        self.events.push(FlowEvent {
-            time: now,
-            name,
-            value,
-        });
+        self.events.push(FlowEvent { time: now, name, value });
     }
 
     /// Call the algorithm's element_cr and record the reaction.
@@ -504,10 +500,7 @@ mod tests {
     }
 
     fn seqs(out: &[Tx]) -> Vec<u64> {
-        out.iter()
-            .filter(|t| t.kind == Kind::Data)
-            .map(|t| t.seq)
-            .collect()
+        out.iter().filter(|t| t.kind == Kind::Data).map(|t| t.seq).collect()
     }
 
     fn ack(s: &mut Sender, now: Time, a: u64) -> Vec<Tx> {
@@ -565,11 +558,7 @@ mod tests {
             sent.extend(seqs(&ack(&mut s, (4 + k) * MS, 0)));
         }
         assert_eq!(s.st.cwnd, 15.0);
-        assert_eq!(
-            sent,
-            vec![10, 11, 12, 13, 14],
-            "inflated window sends new data"
-        );
+        assert_eq!(sent, vec![10, 11, 12, 13, 14], "inflated window sends new data");
         // The retransmission of 0 arrives: ACK 5 is partial (recover = 10).
         let o = ack(&mut s, 20 * MS, 5);
         assert_eq!(seqs(&o)[0], 5, "partial ACK retransmits the next hole");
@@ -641,11 +630,7 @@ mod tests {
             now = d;
             let mut o = vec![];
             s.on_timeout(now, &mut o);
-            assert_eq!(
-                seqs(&o),
-                vec![0],
-                "go-back-N resends the first unacknowledged"
-            );
+            assert_eq!(seqs(&o), vec![0], "go-back-N resends the first unacknowledged");
         }
         assert_eq!(gaps, vec![1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 64.0, 64.0]);
         assert_eq!(s.stats.timeouts, 9);

@@ -129,11 +129,7 @@ mod tests {
         let r = &w.buf[24..];
         assert_eq!(u32::from_le_bytes(r[0..4].try_into().unwrap()), 1);
         assert_eq!(u32::from_le_bytes(r[4..8].try_into().unwrap()), 500_000_000);
-        assert_eq!(
-            u32::from_le_bytes(r[8..12].try_into().unwrap()),
-            40,
-            "caplen: headers"
-        );
+        assert_eq!(u32::from_le_bytes(r[8..12].try_into().unwrap()), 40, "caplen: headers");
         assert_eq!(
             u32::from_le_bytes(r[12..16].try_into().unwrap()),
             1040,
