@@ -1,0 +1,49 @@
+# tcplab: `make run` builds everything into .venv and runs the default reproduction;
+# `make test` builds and runs every test. Both work on a fresh clone.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+STAMP_DEPS := $(VENV)/.deps-stamp
+STAMP_BUILD := $(VENV)/.build-stamp
+RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml Cargo.lock pyproject.toml
+PY_DEPS := numpy pandas pyarrow matplotlib scipy pytest "dask[distributed]" "maturin>=1.5,<2"
+
+.PHONY: all venv build run test test-rust test-python bench clean
+
+all: build
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP_DEPS): $(PY) pyproject.toml
+	$(PIP) install --quiet --upgrade pip
+	$(PIP) install --quiet $(PY_DEPS)
+	touch $@
+
+venv: $(STAMP_DEPS)
+
+# The extension is built in release mode and installed into the venv (editable: the
+# Python sources are used in place).
+$(STAMP_BUILD): $(STAMP_DEPS) $(RUST_SOURCES)
+	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop --release --quiet
+	touch $@
+
+build: $(STAMP_BUILD)
+
+run: build
+	$(VENV)/bin/tcplab run examples/dumbbell.toml --out results/dumbbell --plot
+
+test: build test-rust test-python
+
+test-rust:
+	cargo test --release -p tcplab-core
+
+test-python: build
+	$(VENV)/bin/pytest -q tests
+
+bench: build
+	$(PY) bench/bench.py
+
+clean:
+	rm -rf $(VENV) target results report bench/out

@@ -1,0 +1,102 @@
+"""Running one simulation and holding its results as pandas DataFrames."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from tcplab import _core
+from tcplab.scenario import as_spec, to_json
+
+TABLES = ("flows", "links", "flow_ts", "link_ts", "events")
+
+
+@dataclass
+class Results:
+    """What one run produced.
+
+    - ``flows``: one row per flow (counters, goodput, completion time, final state)
+    - ``links``: one row per link direction (arrivals, departures, drops by cause, utilisation)
+    - ``flow_ts``, ``link_ts``: sampled time series (cwnd, ssthresh, srtt, ...; queue length)
+    - ``events``: loss reactions and algorithm decisions per flow
+    - ``pcaps``: packet captures requested by the spec (name -> pcap bytes)
+    - ``summary``: seed, duration, event count, wall times, and ``spec``, the normalised spec
+      with every effective default
+    """
+
+    flows: pd.DataFrame
+    links: pd.DataFrame
+    flow_ts: pd.DataFrame
+    link_ts: pd.DataFrame
+    events: pd.DataFrame
+    summary: dict
+    pcaps: dict = field(default_factory=dict)
+
+    @property
+    def spec(self) -> dict:
+        return self.summary["spec"]
+
+    @property
+    def seed(self) -> int:
+        return self.summary["seed"]
+
+    def save(self, directory: str | os.PathLike) -> Path:
+        """Write the results into ``directory`` atomically: either every file is there, or
+        the directory is left as it was."""
+        target = Path(directory)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+        try:
+            for name in TABLES:
+                getattr(self, name).to_parquet(tmp / f"{name}.parquet", index=False)
+            (tmp / "summary.json").write_text(json.dumps(self.summary, indent=2, allow_nan=True))
+            for name, data in self.pcaps.items():
+                (tmp / f"{name}.pcap").write_bytes(data)
+            old = None
+            if target.exists():
+                old = target.with_name(f".{target.name}.old-{os.getpid()}")
+                target.rename(old)
+            tmp.rename(target)
+            if old is not None:
+                shutil.rmtree(old, ignore_errors=True)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        return target
+
+    @classmethod
+    def load(cls, directory: str | os.PathLike) -> "Results":
+        d = Path(directory)
+        tables = {name: pd.read_parquet(d / f"{name}.parquet") for name in TABLES}
+        summary = json.loads((d / "summary.json").read_text())
+        pcaps = {p.stem: p.read_bytes() for p in sorted(d.glob("*.pcap"))}
+        return cls(summary=summary, pcaps=pcaps, **tables)
+
+
+def _frame(columns: dict) -> pd.DataFrame:
+    return pd.DataFrame({k: v for k, v in columns.items()})
+
+
+def run(spec: Any, seed: int | None = None) -> Results:
+    """Run one simulation of ``spec`` (a dict, a :class:`Scenario`, or a TOML path).
+
+    ``seed`` defaults to the spec's ``sim.seed`` (1 if absent). Raises
+    :class:`tcplab.ScenarioError` for an invalid spec, naming the field.
+    """
+    d = as_spec(spec)
+    if seed is None:
+        seed = (d.get("sim") or {}).get("seed", 1)
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0 or seed >= 2**64:
+        raise _core.ScenarioError(f"seed: {seed!r} is not allowed; must be an integer in [0, 2^64)")
+    out = _core.run(to_json(d), seed)
+    return Results(
+        summary=json.loads(out["summary_json"]),
+        pcaps=dict(out["pcaps"]),
+        **{name: _frame(out[name]) for name in TABLES},
+    )

@@ -1,0 +1,138 @@
+"""Scenario specs: TOML files and the equivalent Python builder.
+
+Both produce the same plain dict, which the Rust core validates and normalises (every
+default filled in); see docs/scenario.md for the fields.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import os
+import sys
+from typing import Any
+
+from tcplab import _core
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+ScenarioError = _core.ScenarioError
+
+
+def load_scenario(path: str | os.PathLike) -> dict:
+    """Read a TOML scenario file into a spec dict (not yet validated)."""
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError:
+        raise ScenarioError(f"{path}: no such scenario file") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(f"{path}: not valid TOML: {e}") from None
+
+
+def as_spec(spec: Any) -> dict:
+    """Accept a dict, a Scenario, or a path to a TOML file; return the spec dict."""
+    if isinstance(spec, Scenario):
+        return spec.to_dict()
+    if isinstance(spec, dict):
+        return spec
+    if isinstance(spec, (str, os.PathLike)):
+        return load_scenario(spec)
+    raise ScenarioError(f"spec: expected a dict, a Scenario or a TOML path, got {type(spec).__name__}")
+
+
+def to_json(spec: Any) -> str:
+    try:
+        return json.dumps(as_spec(spec), allow_nan=False)
+    except (TypeError, ValueError) as e:
+        raise ScenarioError(f"spec: cannot be expressed as JSON: {e}") from None
+
+
+def normalise(spec: Any) -> dict:
+    """Validate a spec and return its normalised form (all defaults filled in)."""
+    return json.loads(_core.validate(to_json(spec)))
+
+
+class Scenario:
+    """Build a scenario in Python; ``to_dict()`` gives exactly what a TOML file would.
+
+    >>> s = (Scenario(duration=60, sample_interval=0.1)
+    ...      .dumbbell(pairs=4, bottleneck=dict(rate="10Mbps", delay="20ms", queue=50),
+    ...                access=dict(rate="100Mbps", delay="1ms", queue=1000))
+    ...      .flow(src="s{i}", dst="d{i}", count=4, cc="newreno"))
+    """
+
+    def __init__(self, duration: float | str, sample_interval: float | str | None = None, seed: int | None = None):
+        self._d: dict[str, Any] = {"sim": {"duration": duration}}
+        if sample_interval is not None:
+            self._d["sim"]["sample_interval"] = sample_interval
+        if seed is not None:
+            self._d["sim"]["seed"] = seed
+
+    def node(self, name: str, kind: str = "host") -> "Scenario":
+        self._d.setdefault("nodes", []).append({"name": name, "kind": kind})
+        return self
+
+    def link(self, a: str, b: str, rate, delay, **options) -> "Scenario":
+        self._d.setdefault("links", []).append({"a": a, "b": b, "rate": rate, "delay": delay, **options})
+        return self
+
+    def dumbbell(self, pairs: int, bottleneck: dict, access: dict) -> "Scenario":
+        self._d["dumbbell"] = {"pairs": pairs, "bottleneck": dict(bottleneck), "access": dict(access)}
+        return self
+
+    def flow(self, src: str, dst: str, **options) -> "Scenario":
+        self._d.setdefault("flows", []).append({"src": src, "dst": dst, **options})
+        return self
+
+    def generator(self, kind: str, src: str, dst: str, **options) -> "Scenario":
+        self._d.setdefault("generators", []).append({"kind": kind, "src": src, "dst": dst, **options})
+        return self
+
+    def pcap(self, a: str, b: str) -> "Scenario":
+        self._d.setdefault("pcap", []).append({"a": a, "b": b})
+        return self
+
+    def to_dict(self) -> dict:
+        return copy.deepcopy(self._d)
+
+    def to_toml(self) -> str:
+        return _toml(self._d)
+
+    def normalised(self) -> dict:
+        return normalise(self._d)
+
+
+def _toml_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{k} = {_toml_value(x)}" for k, x in v.items()) + " }"
+    if v is None:
+        raise ScenarioError("spec: TOML has no null; leave the field out instead")
+    raise ScenarioError(f"spec: cannot write {type(v).__name__} to TOML")
+
+
+def _toml(d: dict) -> str:
+    out = []
+    for key, val in d.items():
+        if isinstance(val, dict):
+            out.append(f"[{key}]")
+            out.extend(f"{k} = {_toml_value(x)}" for k, x in val.items())
+            out.append("")
+        elif isinstance(val, list) and all(isinstance(x, dict) for x in val):
+            for item in val:
+                out.append(f"[[{key}]]")
+                out.extend(f"{k} = {_toml_value(x)}" for k, x in item.items())
+                out.append("")
+        else:
+            out.insert(0, f"{key} = {_toml_value(val)}")
+    return "\n".join(out)
