@@ -273,7 +273,10 @@ fn poisson_generator_creates_flows_at_the_given_rate() {
     let n = out.flows.f64s("flow").len() as f64;
     // 20 flows/s for 200 s: 4000 ± 4·sqrt(4000)
     assert!((n - 4000.0).abs() < 4.0 * 4000f64.sqrt(), "{n} flows");
-    let done = col(&out, "flows", "completion_time").iter().filter(|c| c.is_finite()).count() as f64;
+    let done = col(&out, "flows", "completion_time")
+        .iter()
+        .filter(|c| c.is_finite())
+        .count() as f64;
     assert!(done > 0.99 * n, "almost all complete: {done}/{n}");
     let delivered = col(&out, "flows", "delivered_segments");
     assert!(delivered.iter().all(|d| *d <= 10.0));
@@ -290,7 +293,10 @@ fn closed_generator_runs_one_flow_at_a_time() {
     let ct = col(&out, "flows", "completion_time");
     for i in 1..starts.len() {
         let prev_end = starts[i - 1] + ct[i - 1];
-        assert!((starts[i] - (prev_end + 1.0)).abs() < 1e-6, "flow {i} starts 1 s after the previous ends");
+        assert!(
+            (starts[i] - (prev_end + 1.0)).abs() < 1e-6,
+            "flow {i} starts 1 s after the previous ends"
+        );
     }
     assert!(starts.len() > 10);
 }
@@ -307,7 +313,9 @@ fn session_generator_alternates_pages_and_reading() {
     let starts = col(&out, "flows", "start");
     let ct = col(&out, "flows", "completion_time");
     assert_eq!(col(&out, "flows", "size")[0], 4.0, "4000 bytes = 4 segments of 1000");
-    let gaps: Vec<f64> = (1..starts.len()).map(|i| starts[i] - starts[i - 1] - ct[i - 1]).collect();
+    let gaps: Vec<f64> = (1..starts.len())
+        .map(|i| starts[i] - starts[i - 1] - ct[i - 1])
+        .collect();
     // Pattern: reading, reading, session gap, reading, reading, session gap, ...
     for (i, g) in gaps.iter().enumerate() {
         let expected = if i % 3 == 2 { 10.0 } else { 2.0 };

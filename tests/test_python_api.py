@@ -1,0 +1,148 @@
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import tcplab
+from tcplab import Scenario, ScenarioError
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def small(loss=0.0, duration=10, **flow):
+    return (
+        Scenario(duration=duration, sample_interval=0.5)
+        .dumbbell(
+            pairs=2,
+            bottleneck=dict(rate="10Mbps", delay="20ms", queue=50, loss=loss),
+            access=dict(rate="100Mbps", delay="1ms"),
+        )
+        .flow(src="s{i}", dst="d{i}", count=2, **flow)
+    )
+
+
+def test_builder_and_toml_give_the_same_normalised_spec(tmp_path):
+    s = small(cc="reno", tcp=dict(delayed_ack=True, mss=1400))
+    path = tmp_path / "s.toml"
+    path.write_text(s.to_toml())
+    assert tcplab.normalise(tcplab.load_scenario(path)) == s.normalised()
+    assert s.normalised()["flows"][0]["tcp"]["mss"] == 1400
+
+
+def test_example_files_are_valid():
+    for f in sorted(EXAMPLES.glob("*.toml")):
+        spec = tcplab.normalise(f)
+        assert spec["flows"], f
+
+
+def test_results_are_dataframes_with_documented_columns():
+    r = tcplab.run(small(), seed=1)
+    for name in ("flows", "links", "flow_ts", "link_ts", "events"):
+        assert isinstance(getattr(r, name), pd.DataFrame)
+    for col in ("goodput_bps", "retransmits", "timeouts", "completion_time", "delivered_segments"):
+        assert col in r.flows.columns
+    assert set(r.flow_ts["flow"]) == {0, 1}
+    assert r.summary["spec"]["flows"][0]["tcp"]["min_rto"] == 0.2, "effective defaults are recorded"
+    links = r.links
+    assert (links["arrivals"] == links["departures"] + links["drops_queue"] + links["drops_loss"] + links["in_system"]).all()
+
+
+@pytest.mark.parametrize(
+    "mutate, field",
+    [
+        (lambda d: d["flows"][0].update(cc="nosuch"), "flows[0].cc"),
+        (lambda d: d["dumbbell"]["bottleneck"].update(rate=-1), "dumbbell.bottleneck.rate"),
+        (lambda d: d["dumbbell"]["bottleneck"].update(queue=0), "dumbbell.bottleneck.queue"),
+        (lambda d: d["flows"][0].update(colour="red"), "flows[0]"),
+        (lambda d: d["flows"][0].update(tcp={"mss": 0}), "flows[0].tcp.mss"),
+        (lambda d: d["sim"].update(duration="ten seconds"), "sim.duration"),
+        (lambda d: d["flows"][0].update(dst="nowhere"), "flows[0].dst"),
+    ],
+)
+def test_bad_specs_raise_scenario_error_naming_the_field(mutate, field):
+    d = small().to_dict()
+    mutate(d)
+    with pytest.raises(ScenarioError) as e:
+        tcplab.run(d)
+    assert str(e.value).startswith(field), str(e.value)
+
+
+def test_flow_without_route_is_rejected():
+    d = (
+        Scenario(duration=5)
+        .node("a")
+        .node("b")
+        .node("c")
+        .link("a", "b", rate="1Mbps", delay="1ms")
+        .flow(src="a", dst="c")
+        .to_dict()
+    )
+    with pytest.raises(ScenarioError, match=r'^flows\[0\]\.dst: no route from "a" to "c"'):
+        tcplab.run(d)
+
+
+def test_bad_toml_is_a_scenario_error(tmp_path):
+    p = tmp_path / "bad.toml"
+    p.write_text("[sim\nduration = 3")
+    with pytest.raises(ScenarioError, match="not valid TOML"):
+        tcplab.run(p)
+
+
+def test_scenario_error_is_a_value_error_and_bad_seed_is_rejected():
+    assert issubclass(ScenarioError, ValueError)
+    with pytest.raises(ScenarioError, match="seed"):
+        tcplab.run(small(), seed=-3)
+
+
+def test_same_seed_identical_results_and_different_seed_differs():
+    a = tcplab.run(small(loss=0.01), seed=5)
+    b = tcplab.run(small(loss=0.01), seed=5)
+    for name in ("flows", "links", "flow_ts", "link_ts", "events"):
+        pd.testing.assert_frame_equal(getattr(a, name), getattr(b, name))
+    c = tcplab.run(small(loss=0.01), seed=6)
+    assert not a.flows["delivered_segments"].equals(c.flows["delivered_segments"])
+
+
+def test_save_and_load_round_trip_and_replace_atomically(tmp_path):
+    r = tcplab.run(small().pcap("r1", "r2"), seed=2)
+    out = r.save(tmp_path / "res")
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        ["flows.parquet", "links.parquet", "flow_ts.parquet", "link_ts.parquet", "events.parquet", "summary.json", "r1-r2.pcap"]
+    )
+    back = tcplab.Results.load(out)
+    pd.testing.assert_frame_equal(back.flows, r.flows)
+    assert back.summary == json.loads(json.dumps(r.summary))
+    assert back.pcaps["r1-r2"][:4] == bytes.fromhex("4d3cb2a1")
+    # Saving again replaces the directory; no temporary directories are left behind.
+    r.save(tmp_path / "res")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["res"]
+
+
+def test_failed_save_leaves_nothing_behind(tmp_path, monkeypatch):
+    r = tcplab.run(small(), seed=1)
+
+    def boom(*a, **k):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", boom)
+    with pytest.raises(OSError):
+        r.save(tmp_path / "res")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_algorithm_switch_and_registry():
+    assert {"tahoe", "reno", "newreno", "westwood_be", "westwood_re", "westwood_crb"} <= set(tcplab.algorithms())
+    r = tcplab.run(small(switch=[{"at": 5, "cc": "westwood_be"}]), seed=1)
+    assert (r.flows["cc_final"] == "westwood_be").all()
+    assert "be_bps" in r.flow_ts.columns
+    late = r.flow_ts[r.flow_ts["time"] > 6]
+    assert late["be_bps"].notna().all() and (late["be_bps"] > 0).all()
+
+
+def test_goodput_matches_delivered_bytes():
+    r = tcplab.run(small(duration=20), seed=1)
+    f = r.flows
+    np.testing.assert_allclose(f["goodput_bps"], f["delivered_bytes"] * 8 / 20.0)
+    assert 8e6 < f["goodput_bps"].sum() <= 10e6
