@@ -87,6 +87,8 @@ pub struct Sender {
     /// When the retransmission timer expires, if armed.
     pub rto_deadline: Option<Time>,
     syn_retransmitted: bool,
+    /// A partial ACK arrived in the current fast recovery.
+    partial_ack_seen: bool,
     start: Time,
     pub stats: SenderStats,
     pub events: Vec<FlowEvent>,
@@ -127,6 +129,7 @@ impl Sender {
             backoff: 0,
             rto_deadline: None,
             syn_retransmitted: false,
+            partial_ack_seen: false,
             start: 0,
             stats: SenderStats::default(),
             events: Vec::new(),
@@ -365,10 +368,16 @@ impl Sender {
                 self.update_phase();
             } else {
                 // Partial ACK: retransmit the next hole, deflate by the amount acknowledged
-                // and add back one segment (RFC 6582), stay in fast recovery.
+                // and add back one segment (RFC 6582), stay in fast recovery. The timer is
+                // re-armed on the first partial ACK only (RFC 6582's "Impatient" variant, as
+                // ns-2's newreno_changes1_), so that a window with many losses ends in a
+                // timeout instead of one retransmission per round trip.
                 self.emit_data(self.snd_una, now, out);
                 self.st.cwnd = (self.st.cwnd - acked as f64 + 1.0).max(1.0);
-                self.arm(now);
+                if !self.partial_ack_seen {
+                    self.partial_ack_seen = true;
+                    self.arm(now);
+                }
                 self.try_send(now, out);
                 return;
             }
@@ -424,6 +433,7 @@ impl Sender {
                 self.emit_data(self.snd_una, now, out);
                 self.st.cwnd += f64::from(self.cfg.dupthresh);
                 self.st.phase = Phase::FastRecovery;
+                self.partial_ack_seen = false;
                 self.arm(now);
                 self.try_send(now, out);
             }
@@ -457,6 +467,11 @@ impl Sender {
             return;
         }
         self.stats.timeouts += 1;
+        if self.st.phase == Phase::FastRecovery {
+            // Remove the fast-recovery inflation first: the window the timeout halves is
+            // the one recovery started from (thesis Table 1.1: "halve ssthresh again").
+            self.st.cwnd = self.st.ssthresh;
+        }
         self.congestion(now, Signal::Timeout);
         self.st.phase = Phase::TimeoutRecovery;
         self.recover = Some(self.snd_max);
@@ -654,6 +669,36 @@ mod tests {
             ack(&mut s, secs(3.0) + k * MS, 0);
         }
         assert_eq!(s.stats.fast_retransmits, 0);
+    }
+
+    #[test]
+    fn timeout_in_fast_recovery_halves_ssthresh_again_without_the_inflation() {
+        let mut s = sender_at_cwnd_10();
+        for k in 1..=3 {
+            ack(&mut s, k * MS, 0);
+        }
+        for k in 4..=40 {
+            ack(&mut s, k * MS, 0); // inflation to 8 + 37
+        }
+        assert_eq!(s.st.phase, Phase::FastRecovery);
+        assert_eq!(s.st.cwnd, 45.0);
+        let mut out = vec![];
+        s.on_timeout(secs(2.0), &mut out);
+        assert_eq!((s.st.cwnd, s.st.ssthresh), (1.0, 2.0), "halves ssthresh 5 -> 2, not the inflated 45");
+    }
+
+    #[test]
+    fn impatient_timer_is_rearmed_on_the_first_partial_ack_only() {
+        let mut s = sender_at_cwnd_10();
+        for k in 1..=3 {
+            ack(&mut s, k * MS, 0);
+        }
+        let first = secs(0.5);
+        ack(&mut s, first, 2);
+        let armed = s.rto_deadline;
+        ack(&mut s, first + 100 * MS, 4);
+        assert_eq!(s.st.phase, Phase::FastRecovery);
+        assert_eq!(s.rto_deadline, armed, "second partial ACK leaves the timer alone");
     }
 
     #[test]

@@ -1,0 +1,220 @@
+"""Run a tcplab scenario in ns-2.35 for validation and benchmarking.
+
+`run_ns2(spec, seed)` takes a (raw or normalised) tcplab spec, writes an ns-2 Tcl script
+that builds the same scenario (nodes, duplex links with DropTail queue limits and Bernoulli
+error models per direction, one-way TCP agents with TCPSink or TCPSink/DelAck, FTP
+sources), runs `ns`, and returns per-flow and per-link tables with the same column names
+as tcplab's. The mapping of every option is in docs/ns2-parity.md.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from tcplab.scenario import normalise
+
+AGENTS = {"newreno": "Agent/TCP/Newreno", "reno": "Agent/TCP/Reno", "tahoe": "Agent/TCP"}
+INT_MAX = 2**31 - 1
+
+
+class Ns2Error(RuntimeError):
+    pass
+
+
+def ns_binary() -> str | None:
+    return shutil.which("ns")
+
+
+def _num(x: float) -> str:
+    return repr(float(x))
+
+
+def tcl_script(spec: dict, seed: int) -> str:
+    """The ns-2 Tcl script for a normalised spec."""
+    if spec.get("generators"):
+        raise Ns2Error("ns-2 translation supports explicit flows only, not generators")
+    L = ["set ns [new Simulator]", "global defaultRNG", f"$defaultRNG seed {seed % INT_MAX + 1}"]
+    node_ids = {}
+    for i, n in enumerate(spec["nodes"]):
+        node_ids[n["name"]] = i
+        L.append(f"set n({i}) [$ns node]")
+    L.append("set qms {}")
+    for k, l in enumerate(spec["links"]):
+        a, b = node_ids[l["a"]], node_ids[l["b"]]
+        L.append(f"$ns duplex-link $n({a}) $n({b}) {_num(l['rate'])} {_num(l['delay'])} DropTail")
+        for (x, y, q, p, d) in ((a, b, l["queue_ab"], l["loss_ab"], "ab"), (b, a, l["queue_ba"], l["loss_ba"], "ba")):
+            L.append(f"$ns queue-limit $n({x}) $n({y}) {q}")
+            L.append(f"lappend qms [list {k} {x} {y} [$ns monitor-queue $n({x}) $n({y}) \"\"]]")
+            if p > 0:
+                # Each error model draws from its own RNG stream, seeded from the run seed.
+                s = (seed * 7919 + k * 31 + (1 if d == "ab" else 2)) % INT_MAX + 1
+                L += [
+                    f"set rng_{k}_{d} [new RNG]",
+                    f"$rng_{k}_{d} seed {s}",
+                    f"set rv_{k}_{d} [new RandomVariable/Uniform]",
+                    f"$rv_{k}_{d} use-rng $rng_{k}_{d}",
+                    f"set em_{k}_{d} [new ErrorModel]",
+                    f"$em_{k}_{d} unit pkt",
+                    f"$em_{k}_{d} set rate_ {_num(p)}",
+                    f"$em_{k}_{d} ranvar $rv_{k}_{d}",
+                    f"$em_{k}_{d} drop-target [new Agent/Null]",
+                    f"$ns lossmodel $em_{k}_{d} $n({x}) $n({y})",
+                ]
+    dur = spec["sim"]["duration"]
+    for i, f in enumerate(spec["flows"]):
+        if f.get("transport", "tcp") != "tcp":
+            raise Ns2Error(f"flows[{i}]: only TCP flows are translated to ns-2")
+        if f["cc"] not in AGENTS:
+            raise Ns2Error(f"flows[{i}].cc: {f['cc']} has no ns-2 counterpart here; allowed: {', '.join(AGENTS)}")
+        if f["switch"]:
+            raise Ns2Error(f"flows[{i}].switch: ns-2 cannot switch algorithms")
+        t = f["tcp"]
+        if t["handshake"]:
+            raise Ns2Error(f"flows[{i}].tcp.handshake: ns-2's one-way TCP has no handshake")
+        src, dst = node_ids[f["src"]], node_ids[f["dst"]]
+        L += [
+            f"set tcp({i}) [new {AGENTS[f['cc']]}]",
+            f"$tcp({i}) set fid_ {i}",
+            f"$tcp({i}) set packetSize_ {t['mss']}",
+            f"$tcp({i}) set tcpip_base_hdr_size_ {t['header']}",
+            f"$tcp({i}) set windowInit_ {int(t['init_cwnd'])}",
+            f"$tcp({i}) set window_ {min(int(t['rwnd']), INT_MAX)}",
+            f"$tcp({i}) set ssthresh_ {min(int(t['init_ssthresh']), INT_MAX)}",
+            f"$tcp({i}) set numdupacks_ {t['dupthresh']}",
+            f"$tcp({i}) set timestamps_ {'true' if t['timestamps'] else 'false'}",
+            f"$tcp({i}) set minrto_ {_num(t['min_rto'])}",
+            f"$tcp({i}) set maxrto_ {_num(t['max_rto'])}",
+            f"$tcp({i}) set rtxcur_init_ {_num(t['initial_rto'])}",
+            f"$tcp({i}) set tcpTick_ {_num(t['tick'] if t['tick'] > 0 else 1e-6)}",
+            f"$tcp({i}) set maxburst_ 0",
+            f"$ns attach-agent $n({src}) $tcp({i})",
+        ]
+        if t["delayed_ack"]:
+            L += [f"set sink({i}) [new Agent/TCPSink/DelAck]", f"$sink({i}) set interval_ {_num(t['delack_timeout'])}"]
+        else:
+            L.append(f"set sink({i}) [new Agent/TCPSink]")
+        L += [
+            f"$ns attach-agent $n({dst}) $sink({i})",
+            f"$ns connect $tcp({i}) $sink({i})",
+            f"set ftp({i}) [$tcp({i}) attach-app FTP]",
+        ]
+        if f["size"] is not None:
+            L.append(f"$ns at {_num(f['start'])} \"$ftp({i}) produce {int(f['size'])}\"")
+            L.append(f"set done({i}) -1")
+            L.append(f"$tcp({i}) proc done {{}} {{ global done ns; set done({i}) [$ns now] }}")
+        else:
+            L.append(f"$ns at {_num(f['start'])} \"$ftp({i}) start\"")
+        if f["stop"] is not None:
+            L.append(f"$ns at {_num(f['stop'])} \"$ftp({i}) stop\"")
+    L += [
+        "proc finish {} {",
+        "  global ns tcp qms t_loop done",
+        "  set t_end [clock milliseconds]",
+        '  puts "TIMING [expr {$t_loop}] $t_end"',
+        "  foreach i [array names tcp] {",
+        "    set d -1; if {[info exists done($i)]} { set d $done($i) }",
+        '    puts "FLOW $i [$tcp($i) set ack_] [$tcp($i) set ndatapack_] [$tcp($i) set nrexmitpack_] '
+        '[$tcp($i) set nrexmit_] [$tcp($i) set ncwndcuts_] $d"',
+        "  }",
+        "  foreach q $qms {",
+        "    set m [lindex $q 3]",
+        '    puts "LINK [lindex $q 0] [lindex $q 1] [lindex $q 2] [$m set parrivals_] [$m set pdepartures_] [$m set pdrops_]"',
+        "  }",
+        "  exit 0",
+        "}",
+        f"$ns at {_num(dur)} \"finish\"",
+        "set t_loop [clock milliseconds]",
+        'puts "SETUP_DONE $t_loop"',
+        "$ns run",
+    ]
+    return "\n".join(L) + "\n"
+
+
+def run_ns2(spec, seed: int = 1, workdir: str | os.PathLike | None = None) -> dict:
+    """Run `spec` in ns-2. Returns {"flows": DataFrame, "links": DataFrame, "setup_seconds",
+    "loop_seconds", "wall_seconds", "peak_rss_kb"}."""
+    ns = ns_binary()
+    if ns is None:
+        raise Ns2Error("ns-2 is not installed (Debian package ns2)")
+    spec = normalise(spec)
+    script = tcl_script(spec, seed)
+    own_dir = workdir is None
+    wd = Path(tempfile.mkdtemp(prefix="tcplab-ns2-")) if own_dir else Path(workdir)
+    try:
+        path = wd / "scenario.tcl"
+        path.write_text(script)
+        out_path, err_path = wd / "stdout", wd / "stderr"
+        t0 = time.time()
+        with open(out_path, "w") as o, open(err_path, "w") as e:
+            proc = subprocess.Popen([ns, str(path)], stdout=o, stderr=e, cwd=wd)
+            # wait4 reaps the child and gives its own resource usage (peak RSS).
+            _, status, usage = os.wait4(proc.pid, 0)
+            proc.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.time() - t0
+        if proc.returncode != 0:
+            raise Ns2Error(f"ns exited with {proc.returncode}: {err_path.read_text().strip()[-2000:]}")
+        return _parse(out_path.read_text(), spec, t0, wall, usage.ru_maxrss)
+    finally:
+        if own_dir:
+            shutil.rmtree(wd, ignore_errors=True)
+
+
+def _parse(out: str, spec: dict, t0: float, wall: float, peak_kb: int) -> dict:
+    flows, links = [], []
+    setup_ms = loop_start = loop_end = None
+    for line in out.splitlines():
+        parts = line.split()
+        if not parts:
+            continue
+        if parts[0] == "SETUP_DONE":
+            setup_ms = int(parts[1])
+        elif parts[0] == "TIMING":
+            loop_start, loop_end = int(parts[1]), int(parts[2])
+        elif parts[0] == "FLOW":
+            i = int(parts[1])
+            f = spec["flows"][i]
+            delivered = int(parts[2]) + 1
+            done = float(parts[7])
+            start = f["start"]
+            end = done if done >= 0 else spec["sim"]["duration"]
+            flows.append(
+                dict(
+                    flow=i,
+                    name=f["name"],
+                    delivered_segments=delivered,
+                    segments_sent=int(parts[3]),
+                    retransmits=int(parts[4]),
+                    timeouts=int(parts[5]),
+                    window_cuts=int(parts[6]),
+                    completion_time=(done - start) if done >= 0 else float("nan"),
+                    goodput_bps=delivered * f["tcp"]["mss"] * 8 / (end - start) if end > start else 0.0,
+                )
+            )
+        elif parts[0] == "LINK":
+            k, x, y = int(parts[1]), int(parts[2]), int(parts[3])
+            links.append(
+                dict(
+                    link=k,
+                    src=spec["nodes"][x]["name"],
+                    dst=spec["nodes"][y]["name"],
+                    arrivals=int(parts[4]),
+                    departures=int(parts[5]),
+                    drops_queue=int(parts[6]),
+                )
+            )
+    if loop_start is None:
+        raise Ns2Error("ns-2 output had no timing line; the script did not finish")
+    return {
+        "flows": pd.DataFrame(flows).sort_values("flow").reset_index(drop=True),
+        "links": pd.DataFrame(links),
+        "setup_seconds": (setup_ms / 1000.0 - t0) if setup_ms else float("nan"),
+        "loop_seconds": (loop_end - loop_start) / 1000.0,
+        "wall_seconds": wall,
+        "peak_rss_kb": peak_kb,
+    }
