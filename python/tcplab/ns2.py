@@ -93,6 +93,11 @@ def tcl_script(spec: dict, seed: int) -> str:
             f"$tcp({i}) set rtxcur_init_ {_num(t['initial_rto'])}",
             f"$tcp({i}) set tcpTick_ {_num(t['tick'] if t['tick'] > 0 else 1e-6)}",
             f"$tcp({i}) set maxburst_ 0",
+            # ns-2.35 defaults to syn_ true: segment 0 is a 40-byte pseudo-SYN that delays
+            # the data by one round trip. tcplab's default has no handshake.
+            f"$tcp({i}) set syn_ false",
+            f"$tcp({i}) set delay_growth_ false",
+            f"$tcp({i}) set singledup_ {1 if t.get('limited_transmit') else 0}",
             f"$ns attach-agent $n({src}) $tcp({i})",
         ]
         if t["delayed_ack"]:
@@ -105,7 +110,7 @@ def tcl_script(spec: dict, seed: int) -> str:
             f"set ftp({i}) [$tcp({i}) attach-app FTP]",
         ]
         if f["size"] is not None:
-            L.append(f"$ns at {_num(f['start'])} \"$ftp({i}) produce {int(f['size'])}\"")
+            L.append(f"$ns at {_num(f['start'])} \"$tcp({i}) advanceby {int(f['size'])}\"")
             L.append(f"set done({i}) -1")
             L.append(f"$tcp({i}) proc done {{}} {{ global done ns; set done({i}) [$ns now] }}")
         else:

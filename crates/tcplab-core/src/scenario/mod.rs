@@ -330,6 +330,9 @@ pub struct TcpSpec {
     pub initial_rto: f64,
     pub tick: f64,
     pub handshake: bool,
+    /// RFC 3042 Limited Transmit (ns-2.35's `singledup_`, on there by default).
+    #[serde(default)]
+    pub limited_transmit: bool,
 }
 
 impl Default for TcpSpec {
@@ -351,6 +354,7 @@ impl Default for TcpSpec {
             initial_rto: 3.0,
             tick: 0.01,
             handshake: false,
+            limited_transmit: false,
         }
     }
 }
@@ -455,10 +459,11 @@ fn tcp_options(path: &str, raw: Option<&Map<String, Value>>) -> Result<TcpSpec, 
             "initial_rto" => t.initial_rto = time_pos(&p, v)?,
             "tick" => t.tick = time_nonneg(&p, v)?,
             "handshake" => t.handshake = boolean(&p, v)?,
+            "limited_transmit" => t.limited_transmit = boolean(&p, v)?,
             _ => {
                 let allowed = "mss, header, ack_size, init_cwnd, init_ssthresh, rwnd, delayed_ack, \
                                delack_timeout, delack_count, dupthresh, timestamps, min_rto, max_rto, \
-                               initial_rto, tick, handshake";
+                               initial_rto, tick, handshake, limited_transmit";
                 return err(&p, format!("unknown TCP option; allowed: {allowed}"));
             }
         }

@@ -13,6 +13,7 @@ pub struct SenderConfig {
     pub initial_rto: f64,
     pub tick: f64,
     pub handshake: bool,
+    pub limited_transmit: bool,
     /// Segments to send; `None` = infinite bulk transfer.
     pub size: Option<u64>,
 }
@@ -27,6 +28,7 @@ impl SenderConfig {
             initial_rto: t.initial_rto,
             tick: t.tick,
             handshake: t.handshake,
+            limited_transmit: t.limited_transmit,
             size,
         }
     }
@@ -408,6 +410,9 @@ impl Sender {
             self.try_send(now, out);
             return;
         }
+        if self.dupacks < self.cfg.dupthresh && self.cfg.limited_transmit {
+            self.limited_transmit(now, out);
+        }
         if self.dupacks != self.cfg.dupthresh {
             return;
         }
@@ -437,6 +442,19 @@ impl Sender {
                 self.arm(now);
                 self.try_send(now, out);
             }
+        }
+    }
+
+    /// Limited Transmit (RFC 3042): a duplicate ACK before the threshold lets one new
+    /// segment out, up to cwnd + dupacks outstanding (ns-2's `singledup_`).
+    fn limited_transmit(&mut self, now: Time, out: &mut Vec<Tx>) {
+        let allowed = (self.st.cwnd.floor() + f64::from(self.dupacks)).min(self.st.rwnd.floor()) as u64;
+        if self.snd_nxt == self.snd_max && self.snd_nxt < self.limit() && self.snd_nxt < self.snd_una + allowed {
+            let seq = self.snd_nxt;
+            self.emit_data(seq, now, out);
+            self.snd_nxt += 1;
+            self.snd_max = self.snd_nxt;
+            self.st.flight = self.snd_max - self.snd_una;
         }
     }
 
@@ -699,6 +717,17 @@ mod tests {
         ack(&mut s, first + 100 * MS, 4);
         assert_eq!(s.st.phase, Phase::FastRecovery);
         assert_eq!(s.rto_deadline, armed, "second partial ACK leaves the timer alone");
+    }
+
+    #[test]
+    fn limited_transmit_sends_one_new_segment_per_early_dup_ack() {
+        let tcp = TcpSpec { init_cwnd: 4.0, init_ssthresh: 4.0, limited_transmit: true, ..TcpSpec::default() };
+        let mut s = sender("newreno", tcp, None);
+        let mut out = vec![];
+        s.start(0, &mut out);
+        assert_eq!(seqs(&ack(&mut s, MS, 0)), vec![4]);
+        assert_eq!(seqs(&ack(&mut s, 2 * MS, 0)), vec![5]);
+        assert_eq!(seqs(&ack(&mut s, 3 * MS, 0)), vec![0], "third: fast retransmit only");
     }
 
     #[test]
