@@ -702,7 +702,11 @@ mod tests {
         assert_eq!(s.st.cwnd, 45.0);
         let mut out = vec![];
         s.on_timeout(secs(2.0), &mut out);
-        assert_eq!((s.st.cwnd, s.st.ssthresh), (1.0, 2.0), "halves ssthresh 5 -> 2, not the inflated 45");
+        assert_eq!(
+            (s.st.cwnd, s.st.ssthresh),
+            (1.0, 2.0),
+            "halves ssthresh 5 -> 2, not the inflated 45"
+        );
     }
 
     #[test]
@@ -721,7 +725,12 @@ mod tests {
 
     #[test]
     fn limited_transmit_sends_one_new_segment_per_early_dup_ack() {
-        let tcp = TcpSpec { init_cwnd: 4.0, init_ssthresh: 4.0, limited_transmit: true, ..TcpSpec::default() };
+        let tcp = TcpSpec {
+            init_cwnd: 4.0,
+            init_ssthresh: 4.0,
+            limited_transmit: true,
+            ..TcpSpec::default()
+        };
         let mut s = sender("newreno", tcp, None);
         let mut out = vec![];
         s.start(0, &mut out);
