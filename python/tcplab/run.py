@@ -83,18 +83,19 @@ def _frame(columns: dict) -> pd.DataFrame:
     return pd.DataFrame({k: v for k, v in columns.items()})
 
 
-def run(spec: Any, seed: int | None = None) -> Results:
+def run(spec: Any, seed: int | None = None, wall_limit: float | None = None) -> Results:
     """Run one simulation of ``spec`` (a dict, a :class:`Scenario`, or a TOML path).
 
     ``seed`` defaults to the spec's ``sim.seed`` (1 if absent). Raises
-    :class:`tcplab.ScenarioError` for an invalid spec, naming the field.
+    :class:`tcplab.ScenarioError` for an invalid spec, naming the field, and
+    :class:`tcplab.SimulationError` if the run fails or exceeds ``wall_limit`` seconds.
     """
     d = as_spec(spec)
     if seed is None:
         seed = (d.get("sim") or {}).get("seed", 1)
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0 or seed >= 2**64:
         raise _core.ScenarioError(f"seed: {seed!r} is not allowed; must be an integer in [0, 2^64)")
-    out = _core.run(to_json(d), seed)
+    out = _core.run(to_json(d), seed, wall_limit)
     return Results(
         summary=json.loads(out["summary_json"]),
         pcaps=dict(out["pcaps"]),

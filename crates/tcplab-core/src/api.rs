@@ -88,11 +88,20 @@ pub fn validate(spec_json: &str) -> Result<String, Error> {
 
 /// Run one simulation of `spec_json` with master seed `seed`.
 pub fn run(spec_json: &str, seed: u64) -> Result<RunOutput, Error> {
+    run_limited(spec_json, seed, None)
+}
+
+/// Run one simulation, failing with a `Simulation` error once `wall_limit` seconds of
+/// wall-clock time have passed (used by sweeps to bound a run).
+pub fn run_limited(spec_json: &str, seed: u64, wall_limit: Option<f64>) -> Result<RunOutput, Error> {
     let t0 = Instant::now();
     let spec = scenario::parse(spec_json).map_err(|e| Error::Scenario(e.0))?;
     let mut world = World::new(spec, seed).map_err(Error::Scenario)?;
     let t1 = Instant::now();
-    world.run();
+    match wall_limit {
+        Some(limit) => world.run_with_limit(limit).map_err(Error::Simulation)?,
+        None => world.run(),
+    }
     let t2 = Instant::now();
     world.check_invariants().map_err(Error::Simulation)?;
     let (flows, links, flow_ts, link_ts, events) = world.output();

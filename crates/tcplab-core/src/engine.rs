@@ -239,6 +239,24 @@ impl World {
         self.q.advance_to(self.end);
     }
 
+    /// Run to the end, giving up when `wall_limit` (seconds of wall-clock time) is exceeded.
+    pub fn run_with_limit(&mut self, wall_limit: f64) -> Result<(), String> {
+        let start = std::time::Instant::now();
+        let mut n: u32 = 0;
+        while let Some((now, ev)) = self.q.pop_until(self.end) {
+            self.handle(now, ev);
+            n = n.wrapping_add(1);
+            if n % 65_536 == 0 && start.elapsed().as_secs_f64() > wall_limit {
+                return Err(format!(
+                    "wall-clock limit of {wall_limit} s exceeded at simulated time {:.3} s",
+                    to_secs(now)
+                ));
+            }
+        }
+        self.q.advance_to(self.end);
+        Ok(())
+    }
+
     pub fn events(&self) -> u64 {
         self.q.processed()
     }

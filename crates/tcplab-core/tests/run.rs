@@ -322,3 +322,12 @@ fn session_generator_alternates_pages_and_reading() {
         assert!((g - expected).abs() < 1e-6, "gap {i} = {g}");
     }
 }
+
+#[test]
+fn wall_clock_limit_stops_a_long_run() {
+    let spec = dumbbell(50, 0.0, 100_000.0, "newreno");
+    match api::run_limited(&spec, 1, Some(0.05)) {
+        Err(api::Error::Simulation(m)) => assert!(m.contains("wall-clock limit"), "{m}"),
+        other => panic!("expected the limit to stop the run, got {:?}", other.map(|_| ())),
+    }
+}

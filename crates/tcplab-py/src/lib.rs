@@ -53,12 +53,13 @@ fn table_to_dict<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyDict>
     Ok(d)
 }
 
-/// Run one simulation. Returns a dict of tables (each a dict of column lists), `pcaps`
+/// Run one simulation (optionally bounded by `wall_limit` seconds of wall-clock time). Returns a dict of tables (each a dict of column lists), `pcaps`
 /// (name -> bytes) and `summary_json`.
 #[pyfunction]
-fn run(py: Python<'_>, spec_json: String, seed: u64) -> PyResult<Py<PyDict>> {
+#[pyo3(signature = (spec_json, seed, wall_limit=None))]
+fn run(py: Python<'_>, spec_json: String, seed: u64, wall_limit: Option<f64>) -> PyResult<Py<PyDict>> {
     let out = py
-        .allow_threads(move || guarded(move || api::run(&spec_json, seed)))
+        .allow_threads(move || guarded(move || api::run_limited(&spec_json, seed, wall_limit)))
         .map_err(to_py_err)?;
     let d = PyDict::new_bound(py);
     d.set_item("flows", table_to_dict(py, &out.flows)?)?;
