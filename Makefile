@@ -32,7 +32,7 @@ $(STAMP_BUILD): $(STAMP_DEPS) $(RUST_SOURCES)
 build: $(STAMP_BUILD)
 
 run: build
-	$(VENV)/bin/tcplab run examples/dumbbell.toml --out results/dumbbell --plot
+	$(VENV)/bin/tcplab reproduce --size quick --out results
 
 test: build test-rust test-python
 

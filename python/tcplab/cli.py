@@ -186,11 +186,20 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def _experiment_error():
+    try:
+        from tcplab.experiments import ExperimentError
+
+        return ExperimentError
+    except ImportError:  # pragma: no cover
+        return UsageError
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         return args.func(args)
-    except (_core.ScenarioError, UsageError) as e:
+    except (_core.ScenarioError, UsageError, _experiment_error()) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -1,0 +1,32 @@
+"""Metrics computed from run results."""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+
+def jain_index(x: Sequence[float]) -> float:
+    """Jain's fairness index (Σx)² / (n·Σx²): 1 for equal shares, 1/n when one takes all."""
+    a = np.asarray(x, dtype=float)
+    if len(a) == 0 or not np.any(a):
+        return float("nan")
+    return float(a.sum() ** 2 / (len(a) * np.sum(a**2)))
+
+
+def link_loss_rate(links: pd.DataFrame, src: str, dst: str) -> float:
+    """Fraction of packets offered to the link direction src→dst that it dropped."""
+    row = links[(links["src"] == src) & (links["dst"] == dst)].iloc[0]
+    return float((row["drops_queue"] + row["drops_loss"]) / row["arrivals"]) if row["arrivals"] else 0.0
+
+
+def loss_indication_rate(flows: pd.DataFrame) -> pd.Series:
+    """Per flow: loss indications (fast retransmits + timeouts) per segment sent — PFTK's p."""
+    return (flows["fast_retransmits"] + flows["timeouts"]) / flows["segments_sent"].where(flows["segments_sent"] > 0)
+
+
+def mean_srtt(flow_ts: pd.DataFrame) -> pd.Series:
+    """Per flow: mean of the sampled smoothed RTT (samples before the first RTT measurement excluded)."""
+    ts = flow_ts[flow_ts["srtt"] > 0]
+    return ts.groupby("flow")["srtt"].mean()
