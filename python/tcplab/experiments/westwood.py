@@ -103,6 +103,7 @@ def estimate_means(d, flow: int, after: float = 10.0) -> tuple[float, float]:
 ESTIMATOR_CASES = {
     # name: (rate, rtt, buffer, loss, tcpw count, newreno count, udp)
     "fig3": (5e6, 0.070, 32, 0.0, 1, 1, None),
+    "fig4": (10e6, 0.070, 63, 0.0, 1, 4, None),
     "table1": (5e6, 0.070, 32, 0.005, 1, 1, None),
     "table2": (10e6, 0.070, 63, 0.01, 1, 4, None),
     "table3": (5e6, 0.070, 32, 0.005, 1, 1, {"rate": 2e6}),
@@ -114,12 +115,24 @@ def westwood_estimators(size: str) -> Plan:
     z = SIZES[size]
     runs = []
     for case, (rate, rtt, buf, loss, nw, nn, udp) in ESTIMATOR_CASES.items():
-        variants = ["westwood_be", "westwood_re"] if case == "fig3" else ["newreno", "westwood_be", "westwood_re"]
+        variants = ["westwood_be", "westwood_re"] if case.startswith("fig") else ["newreno", "westwood_be", "westwood_re"]
         for v in variants:
             ccs = [v] * nw + ["newreno"] * nn if v != "newreno" else ["newreno"] * (nw + nn)
             for s in z["seeds"]:
                 spec = bottleneck_spec(ccs, rate, rtt, buf, loss, z["duration"], s, udp=udp, sample=0.25)
                 runs.append(Run({"case": case, "variant": v}, spec, s, wall_limit=600))
+    # Figs. 5/6: two TCPW flows; the second is on at 20-60 s and 100-140 s of 160 s (two flows
+    # of one sender). Figs. 9/10: one TCPW flow alone with a UDP flow of 0, 1, 2, 3, 1 Mb/s in
+    # 20-s steps on 5 Mb/s (SEED-NOTES readings of the unstated timings and profile).
+    for v in ("westwood_be", "westwood_re"):
+        for s in z["seeds"]:
+            jitter = np.random.default_rng(s).uniform(0, 1, 3)
+            spec = bottleneck_spec([v, v, v], 5e6, 0.070, 32, 0.0, 160.0, s, sample=0.25,
+                                   starts=(jitter + [0.0, 20.0, 100.0]).round(6).tolist(), stops=[None, 60.0, 140.0])
+            runs.append(Run({"case": "fig5_6", "variant": v}, spec, s, wall_limit=600))
+            udp = {"rate_schedule": [{"at": 20.0 * k, "rate": r} for k, r in enumerate([0, 1e6, 2e6, 3e6, 1e6])]}
+            spec = bottleneck_spec([v], 5e6, 0.070, 32, 0.0, 100.0, s, udp=udp, sample=0.25)
+            runs.append(Run({"case": "fig9_10", "variant": v}, spec, s, wall_limit=600))
     params = {k: {"rate_bps": c[0], "rtt_s": c[1], "buffer": c[2], "loss": c[3], "tcpw": c[4], "newreno": c[5],
                   "udp": c[6]} for k, c in ESTIMATOR_CASES.items()}
     return Plan(runs, analyse_estimators, {**params, "duration_s": z["duration"], "mss": MSS})
@@ -129,36 +142,95 @@ def analyse_estimators(done) -> Analysis:
     pv = paper_values("westwood")
     g = goodputs(done)
     tables, figs, findings = [], [], []
-    # Fig. 3: estimates of one TCPW flow against one NewReno flow on 5 Mb/s.
+    # Figs. 3 and 4: estimates of one TCPW flow against one (four) NewReno flows.
+    for case, share, title in (("fig3", 2.5, "Fig. 3: one TCPW and one NewReno flow on 5 Mb/s"),
+                               ("fig4", 2.0, "Fig. 4: one TCPW and four NewReno flows on 10 Mb/s")):
+        rows = []
+        for v in ("westwood_be", "westwood_re"):
+            ds = [d for d in done if d.params == {"case": case, "variant": v}]
+            if not ds:
+                continue
+            be = [estimate_means(d, 0)[0] for d in ds]
+            re = [estimate_means(d, 0)[1] for d in ds]
+            row = {"TCPW flow": LABEL[v], **ci_cols(be, "BE estimate Mb/s"), **ci_cols(re, "RE estimate Mb/s"),
+                   "fair share Mb/s": share}
+            if case == "fig3":
+                row.update({"paper: BE estimate": pv["fig3"]["be_estimate"], "paper: RE estimate": pv["fig3"]["re_estimate"]})
+            rows.append(row)
+        t = pd.DataFrame(rows)
+        if len(t) == 2:
+            b = t.iloc[0]
+            t["verdict"] = [
+                verdict(b["BE estimate Mb/s"] > share * 1.1, f"BE overestimates the {share} Mb/s fair share"),
+                verdict(abs(b["RE estimate Mb/s"] - share) < abs(b["BE estimate Mb/s"] - share),
+                        "RE is closer to the fair share than BE"),
+            ]
+        tables.append(Table(case, f"{title}: time-averaged estimates of the TCPW flow", t,
+                            paper="Fig. 3" if case == "fig3" else "Fig. 4 (qualitative)",
+                            note="Averages after 10 s of flow 0's estimates; rows: the TCPW variant run."))
+        d0 = next((d for d in done if d.params == {"case": case, "variant": "westwood_be"}), None)
+        if d0 is not None:
+            ts = d0.results.flow_ts[d0.results.flow_ts["flow"] == 0]
+            fig, ax = plots.new(f"{title}: estimates of a TCPW BE flow", "time (s)", "estimate (Mb/s)")
+            ax.plot(ts["time"], ts["be_bps"] / 1e6, label="BE")
+            ax.plot(ts["time"], ts["re_bps"] / 1e6, label="RE")
+            ax.axhline(share, color="k", linestyle="--", linewidth=1, label="fair share")
+            ax.legend(fontsize="small")
+            figs.append(Figure(f"{case}_estimates", f"{title.split(':')[0]}: estimates over time (seed {d0.seed})", fig))
+    # Figs. 5/6: two TCPW flows, the second switching on and off.
     rows = []
     for v in ("westwood_be", "westwood_re"):
-        ds = [d for d in done if d.params == {"case": "fig3", "variant": v}]
+        ds = [d for d in done if d.params == {"case": "fig5_6", "variant": v}]
         if not ds:
             continue
-        be = [estimate_means(d, 0)[0] for d in ds]
-        re = [estimate_means(d, 0)[1] for d in ds]
-        rows.append({"TCPW flow": LABEL[v], **ci_cols(be, "BE estimate Mb/s"), **ci_cols(re, "RE estimate Mb/s"),
-                     "fair share Mb/s": 2.5, "paper: BE estimate": pv["fig3"]["be_estimate"],
-                     "paper: RE estimate": pv["fig3"]["re_estimate"]})
-    fig3 = pd.DataFrame(rows)
-    if len(fig3):
-        be_row = fig3.iloc[0]
-        fig3["verdict"] = [
-            verdict(be_row["BE estimate Mb/s"] > 2.5 * 1.1, "BE overestimates the 2.5 Mb/s fair share"),
-            verdict(abs(be_row["RE estimate Mb/s"] - 2.5) < abs(be_row["BE estimate Mb/s"] - 2.5),
-                    "RE is closer to the fair share than BE"),
-        ][: len(fig3)]
-        tables.append(Table("fig3", "Fig. 3: estimates of a TCPW flow sharing 5 Mb/s with one NewReno flow", fig3,
-                            paper="Fig. 3", note="Time averages after 10 s of the estimates of flow 0."))
-        d0 = next(d for d in done if d.params == {"case": "fig3", "variant": "westwood_be"})
-        ts = d0.results.flow_ts[d0.results.flow_ts["flow"] == 0]
-        fig, ax = plots.new("Fig. 3: BE and RE of a TCPW BE flow vs one NewReno (5 Mb/s)", "time (s)",
-                            "estimate (Mb/s)")
-        ax.plot(ts["time"], ts["be_bps"] / 1e6, label="BE")
-        ax.plot(ts["time"], ts["re_bps"] / 1e6, label="RE")
-        ax.axhline(2.5, color="k", linestyle="--", linewidth=1, label="fair share")
+        est, shares = [], []
+        for d in ds:
+            ts = d.results.flow_ts
+            both = ts[ts["time"].between(30, 60) | ts["time"].between(110, 140)]
+            col = "be_bps" if v == "westwood_be" else "re_bps"
+            est.append(both[both["flow"] == 0][col].mean() / 1e6)
+            late = both[both["flow"].isin([1, 2])].groupby("time")[col].sum() / 1e6
+            shares.append(late.mean())
+        rows.append({"estimator": LABEL[v], **ci_cols(est, "always-on flow estimate Mb/s"),
+                     **ci_cols(shares, "on/off flow estimate Mb/s"), "fair share Mb/s": 2.5,
+                     "paper: estimate with both on": pv["fig5_6"]["be_estimate" if v == "westwood_be" else "re_estimate"]})
+    if rows:
+        t = pd.DataFrame(rows)
+        t["verdict"] = [verdict(abs(r["always-on flow estimate Mb/s"] - r["on/off flow estimate Mb/s"])
+                                < 0.25 * r["always-on flow estimate Mb/s"], "the two flows' estimates agree (25 %)")
+                        for _, r in t.iterrows()]
+        tables.append(Table("fig5_6", "Figs. 5/6: two TCPW flows, one on at 20-60 s and 100-140 s (5 Mb/s)", t,
+                            paper="Figs. 5 and 6", note="Estimates averaged over 30-60 s and 110-140 s, when both are on."))
+        d0 = next(d for d in done if d.params == {"case": "fig5_6", "variant": "westwood_be"})
+        ts = d0.results.flow_ts
+        fig, ax = plots.new("Figs. 5/6: BE estimates of two TCPW flows", "time (s)", "BE estimate (Mb/s)")
+        for f, lbl in ((0, "always on"), (1, "on 20-60 s"), (2, "on 100-140 s")):
+            x = ts[ts["flow"] == f]
+            ax.plot(x["time"], x["be_bps"] / 1e6, label=lbl)
         ax.legend(fontsize="small")
-        figs.append(Figure("fig3_estimates", f"Fig. 3: estimates over time (seed {d0.seed})", fig))
+        figs.append(Figure("fig5_6_estimates", f"Figs. 5/6: estimates over time (seed {d0.seed})", fig))
+    # Figs. 9/10: a TCPW flow alone with a time-varying UDP flow.
+    rows = []
+    for v in ("westwood_be", "westwood_re"):
+        for d in [d for d in done if d.params == {"case": "fig9_10", "variant": v}]:
+            ts = d.results.flow_ts[d.results.flow_ts["flow"] == 0]
+            col = "be_bps" if v == "westwood_be" else "re_bps"
+            for k, udp in enumerate([0, 1, 2, 3, 1]):
+                x = ts[ts["time"].between(20 * k + 5, 20 * k + 20)][col] / 1e6
+                rows.append({"estimator": LABEL[v], "seed": d.seed, "interval s": f"{20 * k + 5}-{20 * k + 20}",
+                             "UDP Mb/s": udp, "residual Mb/s": 5 - udp, "estimate": x.mean(), "std": x.std()})
+    if rows:
+        r = pd.DataFrame(rows).groupby(["estimator", "interval s", "UDP Mb/s", "residual Mb/s"], as_index=False)[
+            ["estimate", "std"]].mean()
+        r = r.rename(columns={"estimate": "estimate Mb/s", "std": "std within interval Mb/s"})
+        stab = r.groupby("estimator")["std within interval Mb/s"].mean()
+        r["verdict"] = [verdict(abs(x["estimate Mb/s"] - x["residual Mb/s"]) < 0.3 * x["residual Mb/s"],
+                                "tracks the residual bandwidth (30 %)") for _, x in r.iterrows()]
+        tables.append(Table("fig9_10", "Figs. 9/10: TCPW alone with UDP at 0, 1, 2, 3, 1 Mb/s (5 Mb/s link)", r,
+                            paper="Figs. 9 and 10 (qualitative)"))
+        findings.append(f"With time-varying UDP, the mean within-interval standard deviation is "
+                        f"{stab.get('BE', float('nan')):.2f} Mb/s for BE and {stab.get('RE', float('nan')):.2f} Mb/s "
+                        "for RE (the paper: RE is the more stable).")
     # Tables 1-3
     for case, key, title in (("table1", "table1", "Table 1: 5 Mb/s, 0.5 % error, one TCPW + one NewReno"),
                              ("table2", "table2", "Table 2: 10 Mb/s, 1 % error, one TCPW + four NewReno"),
@@ -454,6 +526,16 @@ def westwood_tradeoff(size: str) -> Plan:
                     ccs = [cc] * (n // 2) + ["newreno"] * (n - n // 2)
                     runs.append(Run({"figure": "fig24", "path": path, "n": n, "mix": cc},
                                     bottleneck_spec(ccs, rate, rtt, buf, loss, z["duration"], s), s))
+    # Fig. 25: path (b) with 0.1 % or 1 % error and buffers of half, one and two pipes.
+    rate, rtt, _ = PATHS["b: 11 Mb/s, 2 %"]
+    for loss in (0.001, 0.01):
+        for buf in (35, 70, 140):
+            for n in TRADEOFF_N[size]:
+                for s in z["seeds"]:
+                    for mix in ("newreno", "westwood_be", "westwood_crb"):
+                        ccs = ["newreno"] * n if mix == "newreno" else [mix] * (n // 2) + ["newreno"] * (n - n // 2)
+                        runs.append(Run({"figure": "fig25", "loss": loss, "buffer": buf, "n": n, "mix": mix},
+                                        bottleneck_spec(ccs, rate, rtt, buf, loss, z["duration"], s), s))
     # Fig. 26: two connections, 10 Mb/s, RTT 70 ms (pipe 63), error-free, four buffer sizes.
     for b in ([20, 63] if size == "quick" else [20, 40, 63, 126]):
         for s in z["seeds"]:
@@ -472,6 +554,7 @@ def analyse_tradeoff(done) -> Analysis:
     g = goodputs(done)
     rows = []
     for fig, keys, cap_of in (("fig24", ["path", "n"], lambda k: PATHS[k[0]][0] / 1e6),
+                              ("fig25", ["loss", "buffer", "n"], lambda k: 11.0),
                               ("fig26", ["buffer"], lambda k: 10.0)):
         sub = g[g["figure"] == fig]
         for key, x in sub.groupby(keys):
@@ -489,7 +572,7 @@ def analyse_tradeoff(done) -> Analysis:
     t = pd.DataFrame(rows)
     tables, figs, findings = [], [], []
     if len(t):
-        t24 = t[t["figure"] == "fig24"].drop(columns=["figure", "buffer"], errors="ignore")
+        t24 = t[t["figure"] == "fig24"].drop(columns=["figure", "buffer", "loss"], errors="ignore")
         closer = []
         for (path, n), x in t24.groupby(["path", "n"]):
             be, crb = x[x["TCPW"] == "BE"].iloc[0], x[x["TCPW"] == "CRB"].iloc[0]
@@ -498,7 +581,10 @@ def analyse_tradeoff(done) -> Analysis:
         t24["verdict"] = [closer[i // 2] if i % 2 == 1 else "" for i in range(len(t24))]
         tables.append(Table("fig24", "Fig. 24: utilisation gain G and NewReno throughput ratio L", t24,
                             paper="Fig. 24 (qualitative: CRB near L = 1, BE higher G and lower L)"))
-        t26 = t[t["figure"] == "fig26"].drop(columns=["figure", "path", "n"], errors="ignore").reset_index(drop=True)
+        t25 = t[t["figure"] == "fig25"].drop(columns=["figure", "path"], errors="ignore").reset_index(drop=True)
+        tables.append(Table("fig25", "Fig. 25: G and L on path (b) with 0.1 % / 1 % error and buffers 35, 70, 140", t25,
+                            paper="Fig. 25 (qualitative: CRB closer to (1, 1); buffer size matters little)"))
+        t26 = t[t["figure"] == "fig26"].drop(columns=["figure", "path", "n", "loss"], errors="ignore").reset_index(drop=True)
         t26["paper: NR drop vs BE at 40 % (63→40)"] = pv["fig26"]["nr_drop_vs_be_percent"]
         tables.append(Table("fig26", "Fig. 26: G and L for two connections against buffer size (pipe 63)", t26,
                             paper="Fig. 26"))
