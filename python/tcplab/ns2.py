@@ -98,6 +98,8 @@ def tcl_script(spec: dict, seed: int) -> str:
             f"$tcp({i}) set syn_ false",
             f"$tcp({i}) set delay_growth_ false",
             f"$tcp({i}) set singledup_ {1 if t.get('limited_transmit') else 0}",
+            # ns-2's random send overhead: each packet waits U[0, overhead_] before it goes out.
+            f"$tcp({i}) set overhead_ {_num(t.get('send_jitter', 0.0))}",
             f"$ns attach-agent $n({src}) $tcp({i})",
         ]
         if t["delayed_ack"]:

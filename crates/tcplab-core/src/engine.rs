@@ -27,6 +27,8 @@ enum Ev {
     CbrRate(u32, u32),
     /// A flow generator creates its next flow.
     GenTick(u32),
+    /// A data packet leaves its sender after the random processing time.
+    Inject(u32),
     Sample,
 }
 
@@ -58,6 +60,9 @@ struct Flow {
     /// The generator that created this flow.
     generator: Option<u32>,
     completion_seen: bool,
+    /// Random per-packet processing time at the sender: (maximum, stream, time the last
+    /// data packet left). Packets keep their order.
+    processing: Option<(Time, Rng, Time)>,
 }
 
 /// Sampled time series, stored column-wise.
@@ -91,10 +96,12 @@ pub struct World {
     capture: Vec<Option<u32>>,
     pcaps: Vec<(String, PcapWriter)>,
     generators: Vec<Generator>,
+    /// Packets waiting out their sender's processing time.
+    injecting: u64,
 }
 
 impl Flow {
-    fn new(spec: FlowSpec, fwd: Vec<u32>, rev: Vec<u32>, generator: Option<u32>) -> Result<Flow, String> {
+    fn new(spec: FlowSpec, fwd: Vec<u32>, rev: Vec<u32>, generator: Option<u32>, seed: u64) -> Result<Flow, String> {
         let algo = cc::create(&spec.cc, &spec.cc_params).map_err(|e| format!("flow {}: {e}", spec.name))?;
         let sender = Sender::new(SenderConfig::from_spec(&spec.tcp, spec.size), &spec.tcp, algo);
         let receiver = Receiver::new(
@@ -106,7 +113,15 @@ impl Flow {
             (Some(steps), "udp") => Some(CbrSource::new(spec.packet.unwrap_or(1000), steps, spec.start)),
             _ => None,
         };
+        let processing = (spec.tcp.send_jitter > 0.0).then(|| {
+            (
+                secs(spec.tcp.send_jitter),
+                Rng::stream(seed, &format!("flow:{}:processing", spec.name)),
+                0,
+            )
+        });
         Ok(Flow {
+            processing,
             data_bytes: spec.tcp.mss + spec.tcp.header,
             ctrl_bytes: spec.tcp.header,
             ack_bytes: spec.tcp.ack_size,
@@ -161,7 +176,7 @@ impl World {
         let mut flows = Vec::with_capacity(spec.flows.len());
         for (i, f) in spec.flows.iter().enumerate() {
             let (fwd, rev) = route(&format!("flows[{i}]"), &f.src, &f.dst)?;
-            flows.push(Flow::new(f.clone(), fwd, rev, None)?);
+            flows.push(Flow::new(f.clone(), fwd, rev, None, seed)?);
         }
         let mut generators = Vec::with_capacity(spec.generators.len());
         for (i, g) in spec.generators.iter().enumerate() {
@@ -199,6 +214,7 @@ impl World {
             capture,
             pcaps,
             generators,
+            injecting: 0,
         };
         for (g, gen) in w.generators.iter_mut().enumerate() {
             let first = match gen.spec.kind.as_str() {
@@ -383,6 +399,11 @@ impl World {
                 self.arm_cc_timer(now, f);
             }
             Ev::GenTick(g) => self.generator_tick(now, g),
+            Ev::Inject(p) => {
+                self.injecting -= 1;
+                let first = self.flows[self.pool.get(p).flow as usize].fwd[0];
+                self.offer(now, first, p);
+            }
             Ev::Sample => {
                 self.sample(now);
                 let next = now + secs(self.spec.sim.sample_interval).max(1);
@@ -433,7 +454,7 @@ impl World {
         };
         gen.created += 1;
         let (fwd, rev) = (gen.fwd.clone(), gen.rev.clone());
-        let flow = Flow::new(spec, fwd, rev, Some(g)).expect("generator spec validated");
+        let flow = Flow::new(spec, fwd, rev, Some(g), self.seed).expect("generator spec validated");
         let f = self.flows.len() as u32;
         self.flows.push(flow);
         self.handle(now, Ev::Start(f));
@@ -479,6 +500,14 @@ impl World {
                 ts: tx.ts,
                 ts_echo: tx.ts_echo,
             });
+            let fl = &mut self.flows[f as usize];
+            if let (Kind::Data, Some((max, rng, last))) = (tx.kind, fl.processing.as_mut()) {
+                let leave = (now + (rng.uniform() * *max as f64) as Time).max(*last);
+                *last = leave;
+                self.injecting += 1;
+                self.q.schedule(leave, Ev::Inject(p));
+                continue;
+            }
             self.offer(now, first, p);
         }
         let fl = &mut self.flows[f as usize];
@@ -616,10 +645,11 @@ impl World {
             }
             in_links += l.in_system;
         }
-        if in_links != self.pool.live() as u64 {
+        if in_links + self.injecting != self.pool.live() as u64 {
             return Err(format!(
-                "{} packets in links but {} live in the pool",
+                "{} packets in links and {} at senders but {} live in the pool",
                 in_links,
+                self.injecting,
                 self.pool.live()
             ));
         }

@@ -333,6 +333,10 @@ pub struct TcpSpec {
     /// RFC 3042 Limited Transmit (ns-2.35's `singledup_`, on there by default).
     #[serde(default)]
     pub limited_transmit: bool,
+    /// Maximum random processing time per data packet at the sender (uniform in
+    /// [0, send_jitter], order kept), as in Qiu, Zhang, Keshav §5.2. 0 = none.
+    #[serde(default)]
+    pub send_jitter: f64,
 }
 
 impl Default for TcpSpec {
@@ -355,6 +359,7 @@ impl Default for TcpSpec {
             tick: 0.01,
             handshake: false,
             limited_transmit: false,
+            send_jitter: 0.0,
         }
     }
 }
@@ -460,10 +465,11 @@ fn tcp_options(path: &str, raw: Option<&Map<String, Value>>) -> Result<TcpSpec, 
             "tick" => t.tick = time_nonneg(&p, v)?,
             "handshake" => t.handshake = boolean(&p, v)?,
             "limited_transmit" => t.limited_transmit = boolean(&p, v)?,
+            "send_jitter" => t.send_jitter = time_nonneg(&p, v)?,
             _ => {
                 let allowed = "mss, header, ack_size, init_cwnd, init_ssthresh, rwnd, delayed_ack, \
                                delack_timeout, delack_count, dupthresh, timestamps, min_rto, max_rto, \
-                               initial_rto, tick, handshake, limited_transmit";
+                               initial_rto, tick, handshake, limited_transmit, send_jitter";
                 return err(&p, format!("unknown TCP option; allowed: {allowed}"));
             }
         }
