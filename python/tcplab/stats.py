@@ -2,6 +2,7 @@
 least-squares curve fits."""
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -114,7 +115,10 @@ def curve_fit(model: Callable, x, y, p0=None, names: Sequence[str] | None = None
     """Least-squares fit of y = model(x, *params)."""
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
-    popt, pcov = optimize.curve_fit(model, x, y, p0=p0, bounds=bounds, maxfev=20000)
+    with warnings.catch_warnings():
+        # With as many points as parameters the covariance is undefined; the fit is still exact.
+        warnings.simplefilter("ignore", optimize.OptimizeWarning)
+        popt, pcov = optimize.curve_fit(model, x, y, p0=p0, bounds=bounds, maxfev=20000)
     resid = y - model(x, *popt)
     ss_res = float(np.sum(resid**2))
     ss_tot = float(np.sum((y - y.mean()) ** 2))

@@ -74,6 +74,7 @@ struct Series {
     ssthresh: Vec<f64>,
     srtt: Vec<f64>,
     rto: Vec<f64>,
+    rto_base: Vec<f64>,
     flight: Vec<f64>,
     extra: Vec<(&'static str, Vec<f64>)>,
     link_time: Vec<f64>,
@@ -612,6 +613,7 @@ impl World {
             s.ssthresh.push(st.ssthresh);
             s.srtt.push(st.srtt);
             s.rto.push(f.sender.current_rto());
+            s.rto_base.push(f.sender.rto);
             s.flight.push((f.sender.snd_max - f.sender.snd_una) as f64);
             self.sample_extra.clear();
             f.sender.cc.samples(&mut self.sample_extra);
@@ -757,6 +759,7 @@ impl World {
                 ("ssthresh".into(), Column::F64(s.ssthresh.clone())),
                 ("srtt".into(), Column::F64(s.srtt.clone())),
                 ("rto".into(), Column::F64(s.rto.clone())),
+                ("rto_base".into(), Column::F64(s.rto_base.clone())),
                 ("flight".into(), Column::F64(s.flight.clone())),
             ],
         };
