@@ -180,6 +180,17 @@ def aggregate_runs(size: str, jitter_fraction: float) -> list[Run]:
                     spec = one_bottleneck(n, "T1", one_way, b, g["duration"], s, jitter=jitter_fraction * 2 * one_way)
                     runs.append(Run({"study": "throughput", "one_way": one_way, "buffer": b, "conns": n}, spec, s,
                                     wall_limit=1800))
+        # Fig. 7: the synchronised-loss prediction, T1, 50 ms, buffer = 4 or 6 packets per connection.
+        for factor in (4, 6):
+            for n in ([5, 10, 20] if size == "quick" else [5, 10, 20, 30, 40, 60, 80, 100]):
+                spec = one_bottleneck(n, "T1", 0.05, factor * n, g["duration"], s, jitter=jitter_fraction * 0.1)
+                runs.append(Run({"study": "sync", "factor": factor, "conns": n}, spec, s, wall_limit=1800))
+        # Fig. 16: loss for different amounts of random processing time (T1, W_c = 300).
+        if jitter_fraction > 0:
+            for frac in (0.0, 0.01, 0.05, 0.1, 0.2):
+                for n in (50, 200):
+                    spec = one_bottleneck(n, "T1", 0.05, 260, g["duration"], s, jitter=frac * 0.1)
+                    runs.append(Run({"study": "jitter", "fraction": frac, "conns": n}, spec, s, wall_limit=1800))
         # Figs. 6, 8, 10: large, small and medium pipes on T1, 50 ms, with buffer traces and ACK captures.
         for name, n, b in (("large (Fig. 6)", 100, 400), ("small (Fig. 8)", 300, 60), ("medium (Fig. 10)", 100, 160)):
             spec = one_bottleneck(n, "T1", 0.05, b, min(g["duration"], 200.0), s, jitter=jitter_fraction * 0.1,
@@ -222,7 +233,8 @@ def analyse_aggregate(done, label: str, jitter_fraction: float) -> Analysis:
     if len(loss):
         agg = loss.groupby(["access", "wc", "conns"], as_index=False).agg(
             loss=("loss", "mean"), throughput=("throughput", "mean"), goodput=("goodput", "mean"),
-            jain=("jain", "mean"), shut_off=("shut_off", "mean"), runs=("seed", "count"))
+            jain=("jain", "mean"), shut_off=("shut_off", "mean"), sent=("sent", "mean"), dropped=("dropped", "mean"),
+            runs=("seed", "count"))
         agg["regime"] = [regime(wc, n) for wc, n in zip(agg["wc"], agg["conns"])]
         w = agg["wc"] / agg["conns"]
         agg["sync-loss prediction"] = np.where(agg["regime"] == "large", sync_loss_approx(w), np.nan)
@@ -257,6 +269,20 @@ def analyse_aggregate(done, label: str, jitter_fraction: float) -> Analysis:
             err = np.abs(large["loss"] - large["sync-loss prediction"]) / large["loss"].where(large["loss"] > 0)
             findings.append(f"Large-pipe loss vs the synchronised-loss formula: median relative error "
                             f"{100 * float(np.nanmedian(err)):.0f} % over {len(large)} points ({label}).")
+    sync = m[m["study"] == "sync"]
+    if len(sync):
+        a = sync.groupby(["factor", "conns"], as_index=False)["loss"].mean()
+        a["W = W_c/Conn"] = (w_opt(0.1, 1.6e6, MSS) + a["factor"] * a["conns"]) / a["conns"]
+        a["sync-loss prediction"] = sync_loss_approx(a["W = W_c/Conn"])
+        a["measured / predicted"] = a["loss"] / a["sync-loss prediction"]
+        tables.append(Table("sync_loss", f"Fig. 7: loss against the synchronised-loss formula, B = 4 or 6 per connection ({label})",
+                            a, paper="Fig. 7 (the paper: the formula predicts the loss very well without random processing)"))
+    jit = m[m["study"] == "jitter"]
+    if len(jit):
+        a = jit.groupby(["conns", "fraction"], as_index=False)[["loss", "jain"]].mean()
+        a = a.rename(columns={"fraction": "processing (fraction of RTT)"})
+        tables.append(Table("processing_amount", "Fig. 16: loss and fairness for different amounts of random processing time",
+                            a, paper="Fig. 16 (qualitative)"))
     thr = m[m["study"] == "throughput"]
     if len(thr):
         a = thr.groupby(["one_way", "buffer", "conns"], as_index=False)[["throughput", "goodput"]].mean()
