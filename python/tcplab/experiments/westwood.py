@@ -231,6 +231,24 @@ def analyse_estimators(done) -> Analysis:
         findings.append(f"With time-varying UDP, the mean within-interval standard deviation is "
                         f"{stab.get('BE', float('nan')):.2f} Mb/s for BE and {stab.get('RE', float('nan')):.2f} Mb/s "
                         "for RE (the paper: RE is the more stable).")
+    # Figs. 7, 8 and 11: the estimates of the TCPW flow over time in the Tables 1-3 scenarios,
+    # and Figs. 9/10 with the time-varying UDP flow.
+    for case, figname in (("table1", "Fig. 7"), ("table2", "Fig. 8"), ("table3", "Fig. 11"), ("fig9_10", "Figs. 9/10")):
+        ds = {v: next((d for d in done if d.params == {"case": case, "variant": v}), None)
+              for v in ("westwood_be", "westwood_re")}
+        if not all(ds.values()):
+            continue
+        fig, ax = plots.new(f"{figname}: estimates of the TCPW flow ({case})", "time (s)", "estimate (Mb/s)")
+        for v, d in ds.items():
+            ts = d.results.flow_ts[d.results.flow_ts["flow"] == 0]
+            col = "be_bps" if v == "westwood_be" else "re_bps"
+            ax.plot(ts["time"], ts[col] / 1e6, label=f"{LABEL[v]} (TCPW {LABEL[v]} flow)", linewidth=0.8)
+        if case == "fig9_10":
+            steps = [0, 1, 2, 3, 1]
+            ax.step([20 * k for k in range(6)], [5 - u for u in steps] + [5 - steps[-1]], where="post", color="k",
+                    linestyle="--", linewidth=1, label="residual bandwidth")
+        ax.legend(fontsize="small")
+        figs.append(Figure(f"{case}_estimates", f"{figname}: estimates over time (seed {ds['westwood_be'].seed})", fig))
     # Tables 1-3
     for case, key, title in (("table1", "table1", "Table 1: 5 Mb/s, 0.5 % error, one TCPW + one NewReno"),
                              ("table2", "table2", "Table 2: 10 Mb/s, 1 % error, one TCPW + four NewReno"),

@@ -3,8 +3,6 @@ Performance", section 5 (readings from SEED-NOTES §4A: round-trip propagation i
 a 1.6 Mb/s "T1")."""
 from __future__ import annotations
 
-import math
-
 
 def w_opt(round_trip_s: float, bottleneck_bps: float, packet_bytes: int = 500) -> float:
     """Packets the pipe holds: round-trip propagation delay × bottleneck bandwidth."""
@@ -42,7 +40,3 @@ def rtt_bias_bounds(rtt_ratio: float) -> tuple[float, float]:
     """Bounds on Thr1/Thr2 for RTT2/RTT1 = rtt_ratio: (ratio², 2·ratio²)."""
     r2 = rtt_ratio * rtt_ratio
     return r2, 2 * r2
-
-
-def _check():  # pragma: no cover - documentation of the closed forms
-    assert math.isclose(sync_loss_exact(3), 8 / (3 * 9 + 20 * 3 + 9))
