@@ -30,3 +30,22 @@ def mean_srtt(flow_ts: pd.DataFrame) -> pd.Series:
     """Per flow: mean of the sampled smoothed RTT (samples before the first RTT measurement excluded)."""
     ts = flow_ts[flow_ts["srtt"] > 0]
     return ts.groupby("flow")["srtt"].mean()
+
+
+def pftk_inputs(results) -> pd.DataFrame:
+    """Per flow, what the PFTK model needs, measured in one run: the send rate (packets/s
+    since the flow started, retransmissions included), p (loss indications per packet sent),
+    RTT (mean sampled srtt) and T0 (mean sampled RTO without back-off: PFTK's first timeout).
+    Flows without an RTT sample are left out. Needs sampled time series."""
+    f = results.flows
+    ts = results.flow_ts[results.flow_ts["srtt"] > 0].groupby("flow")[["srtt", "rto_base"]].mean()
+    dur = results.summary["duration"]
+    out = pd.DataFrame({
+        "flow": f["flow"],
+        "send_rate_pps": f["segments_sent"] / (dur - f["start"]),
+        "p": loss_indication_rate(f),
+    })
+    out = out[out["flow"].isin(ts.index)].copy()
+    out["rtt"] = out["flow"].map(ts["srtt"])
+    out["t0"] = out["flow"].map(ts["rto_base"])
+    return out.reset_index(drop=True)

@@ -8,7 +8,7 @@ import pandas as pd
 
 from tcplab import plots
 from tcplab.experiments import Analysis, Figure, Plan, Run, Table, experiment
-from tcplab.metrics import jain_index, link_loss_rate, loss_indication_rate
+from tcplab.metrics import jain_index, link_loss_rate, pftk_inputs
 from tcplab.models import pftk_approx
 from tcplab.stats import mean_ci
 
@@ -49,26 +49,19 @@ def dumbbell_newreno(size: str) -> Plan:
               "mss": "1000 B (+40 B header)", "rwnd": 1000, "duration_s": g["duration"], "flows": g["flows"],
               "buffers_packets": g["buffers"], "seeds": g["seeds"],
               "start_times": "uniform in [0, 1) s, drawn from the seed"}
-    return Plan(runs, lambda done: analyse(done, g["duration"]), params)
+    return Plan(runs, analyse, params)
 
 
-def per_flow(done, duration: float) -> pd.DataFrame:
-    rows = []
+def per_flow(done) -> pd.DataFrame:
+    frames = []
     for d in done:
-        r = d.results
-        f = r.flows
-        ts = r.flow_ts[r.flow_ts["srtt"] > 0].groupby("flow")[["srtt", "rto"]].mean()
-        p = loss_indication_rate(f)
-        for i, row in f.iterrows():
-            rtt, t0 = ts.loc[row["flow"], "srtt"], ts.loc[row["flow"], "rto"]
-            rows.append({**d.params, "seed": d.seed, "flow": row["flow"],
-                         "send_rate_pps": row["segments_sent"] / duration,
-                         "p": p.iloc[i], "rtt": rtt, "t0": t0,
-                         "pftk_pps": float(pftk_approx(p.iloc[i], rtt, t0, b=1.0, wmax=1000))})
-    return pd.DataFrame(rows)
+        x = pftk_inputs(d.results).assign(**d.params, seed=d.seed)
+        x["pftk_pps"] = pftk_approx(x["p"], x["rtt"], x["t0"], b=1.0, wmax=1000)
+        frames.append(x)
+    return pd.concat(frames, ignore_index=True)
 
 
-def analyse(done, duration: float) -> Analysis:
+def analyse(done) -> Analysis:
     runs = pd.DataFrame([
         {**d.params, "seed": d.seed,
          "goodput_mbps": d.results.flows["goodput_bps"].sum() / 1e6,
@@ -83,7 +76,7 @@ def analyse(done, duration: float) -> Analysis:
                      "loss rate": loss.mean, "loss ± 95% CI": loss.half_width, "Jain index": jain.mean})
     summary = pd.DataFrame(rows)
 
-    pf = per_flow(done, duration)
+    pf = per_flow(done)
     pf = pf[pf["p"] > 0]
     pf["ratio"] = pf["pftk_pps"] / pf["send_rate_pps"]
     acc = []
@@ -111,12 +104,13 @@ def analyse(done, duration: float) -> Analysis:
         f"Aggregate goodput ranges from {summary['goodput Mb/s'].min():.2f} to {summary['goodput Mb/s'].max():.2f} Mb/s "
         f"on the {RATE_MBPS:g} Mb/s bottleneck.",
         f"PFTK (approximate) predicts {100 * within2:.0f} % of {len(pf)} per-flow send rates within a factor of 2, "
-        "from each flow's measured loss-indication rate, mean srtt and mean RTO.",
+        "from each flow's measured loss-indication rate, mean srtt and mean RTO (without back-off).",
     ]
     return Analysis(
         tables=[Table("summary", "Goodput, loss and fairness against flows and buffer", summary),
                 Table("pftk", "PFTK approximate model against the measured per-flow send rate", accuracy,
-                      note="p = (fast retransmits + timeouts) / segments sent; RTT = mean srtt; T0 = mean RTO; b = 1.")],
+                      note="p = (fast retransmits + timeouts) / segments sent; RTT = mean srtt; T0 = mean RTO without "
+                           "back-off; b = 1.")],
         figures=figs,
         findings=findings,
     )

@@ -17,7 +17,7 @@ import pandas as pd
 
 from tcplab import plots
 from tcplab.experiments import Analysis, Figure, Plan, Run, Table, experiment, paper_values, verdict
-from tcplab.metrics import jain_index, loss_indication_rate
+from tcplab.metrics import jain_index, pftk_inputs
 from tcplab.models import pftk_approx, pftk_full
 from tcplab.models.qiu import regime, rtt_bias_bounds, sync_loss_approx, w_opt
 from tcplab.stats import fit_hyperbolic, mean_ci
@@ -105,23 +105,14 @@ def qiu_pftk(size: str) -> Plan:
 
 
 def pftk_points(done) -> pd.DataFrame:
-    rows = []
+    frames = []
     for d in done:
-        r = d.results
-        f = r.flows
-        # T0 is the first timeout, without back-off: the mean of the un-backed-off RTO.
-        ts = r.flow_ts[r.flow_ts["srtt"] > 0].groupby("flow")[["srtt", "rto_base"]].mean()
-        p = loss_indication_rate(f)
-        dur = r.summary["duration"]
-        for i, row in f.iterrows():
-            if p.iloc[i] <= 0 or row["flow"] not in ts.index:
-                continue
-            rtt, t0 = ts.loc[row["flow"], "srtt"], ts.loc[row["flow"], "rto_base"]
-            rate = row["segments_sent"] / (dur - row["start"])
-            rows.append({**d.params, "seed": d.seed, "measured": rate, "p": p.iloc[i],
-                         "approx": float(pftk_approx(p.iloc[i], rtt, t0, 1.0, 100000)),
-                         "full": float(pftk_full(p.iloc[i], rtt, t0, 1.0, 100000))})
-    return pd.DataFrame(rows)
+        x = pftk_inputs(d.results)
+        x = x[x["p"] > 0].assign(**d.params, seed=d.seed).rename(columns={"send_rate_pps": "measured"})
+        x["approx"] = pftk_approx(x["p"], x["rtt"], x["t0"], 1.0, 100000)
+        x["full"] = [pftk_full(p, r, t, 1.0, 100000) for p, r, t in zip(x["p"], x["rtt"], x["t0"])]
+        frames.append(x)
+    return pd.concat(frames, ignore_index=True)
 
 
 def analyse_pftk(done) -> Analysis:
