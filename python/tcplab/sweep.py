@@ -224,7 +224,7 @@ def run_experiment(name: str, size: str = "quick", jobs: int | None = None, sche
                   worker=worker)
     analysis, error = None, None
     if rep.done:
-        done = [ex.Done(r, store.load(key)) for r, key in rep.done]
+        done = [ex.Done(r, load=lambda key=key: store.load(key)) for r, key in rep.done]
         try:
             analysis = plan.analyse(done)
         except Exception as e:  # noqa: BLE001 - reported in the experiment's page

@@ -34,12 +34,19 @@ class Run:
     wall_limit: float | None = None  # seconds of wall-clock time before the run is failed
 
 
-@dataclass
 class Done:
-    """A finished run handed to the analysis."""
+    """A finished run handed to the analysis. `results` is read from the store each time it
+    is used and not kept, so that an analysis over hundreds of large runs does not hold them
+    all in memory; bind it to a local name when a function needs it several times."""
 
-    run: Run
-    results: Any  # tcplab.Results
+    def __init__(self, run: Run, results: Any = None, load: Callable[[], Any] | None = None):
+        self.run = run
+        self._results = results
+        self._load = load
+
+    @property
+    def results(self):  # tcplab.Results
+        return self._results if self._results is not None else self._load()
 
     @property
     def params(self) -> dict:

@@ -289,23 +289,24 @@ def analyse_aggregate(done, label: str, jitter_fraction: float) -> Analysis:
         for name in sorted({d.params["regime"] for d in reg}):
             ds = [d for d in reg if d.params["regime"] == name]
             mm = pd.DataFrame([run_metrics(d) for d in ds])
-            q = ds[0].results.link_ts
+            d0 = ds[0]
+            r0 = d0.results
+            q = r0.link_ts
             q = q[q["link"] == 0]["queue"]
             rows.append({"regime": name, "conns": ds[0].params["conns"], "buffer": ds[0].params["buffer"],
                          "Jain index": mm["jain"].mean(), "shut-off connections": mm["shut_off"].mean(),
                          "loss": mm["loss"].mean(), "mean queue": q.mean(), "queue std": q.std()})
-            d0 = ds[0]
             fig, (ax1, ax2, ax3) = plots.plt.subplots(1, 3, figsize=(13, 3.6))
-            lt = d0.results.link_ts
+            lt = r0.link_ts
             lt = lt[lt["link"] == 0]
             ax1.plot(lt["time"], lt["queue"], linewidth=0.7)
             ax1.set_xlabel("time (s)"), ax1.set_ylabel("bottleneck queue (packets)"), ax1.set_title("buffer occupancy")
-            gp = np.sort(d0.results.flows["goodput_bps"].values / 1e3)[::-1]
+            gp = np.sort(r0.flows["goodput_bps"].values / 1e3)[::-1]
             ax2.bar(range(len(gp)), gp, width=1.0)
             ax2.set_xlabel("connection (sorted)"), ax2.set_ylabel("goodput (kb/s)"), ax2.set_title("per-connection goodput")
-            acks = ack_arrivals(d0.results.pcaps.get("r2-r1", b""))
+            acks = ack_arrivals(r0.pcaps.get("r2-r1", b""))
             if len(acks):
-                order = d0.results.flows.sort_values("delivered_segments")["flow"].tolist()
+                order = r0.flows.sort_values("delivered_segments")["flow"].tolist()
                 rank = {f: i for i, f in enumerate(order)}
                 w = acks[acks["time"] > acks["time"].max() - 10]
                 ax3.scatter(w["time"], w["flow"].map(rank), s=0.3)
