@@ -33,12 +33,51 @@ def test_unpaired_t_test_by_hand():
     assert "A higher" in t.verdict()
 
 
-def test_unpaired_t_test_reports_not_significant_when_intervals_overlap():
+def test_unpaired_t_test_on_jains_worked_example():
+    # Jain, The Art of Computer Systems Performance Analysis, section 13.4.2: processor times
+    # on two systems. Means 5.31 and 5.64, variances 37.92 and 44.11, s = 3.698,
+    # effective dof 11.921, 0.90 CI of the difference (-6.92, 6.26): not significant.
     t = unpaired_t_test([5.36, 16.57, 0.62, 1.41, 0.64, 7.26], [19.12, 3.52, 3.38, 2.50, 3.60, 1.74])
+    assert t.mean_a == pytest.approx(5.31) and t.mean_b == pytest.approx(5.6433, rel=1e-4)
+    assert t.std_difference == pytest.approx(3.698, rel=1e-3)
+    assert t.dof == pytest.approx(11.921, rel=1e-4)
     assert t.level is None and not t.significant
-    # The 0.95 level is chosen when 0.99 includes zero but 0.95 does not.
-    t = unpaired_t_test([10.0, 11.0, 12.0], [8.2, 9.2, 10.2])
-    assert t.level in (0.95, 0.90)
+    assert t.interval_level == 0.90
+    lo, hi = t.interval
+    assert lo == pytest.approx(-6.927, abs=2e-3) and hi == pytest.approx(6.260, abs=2e-3)
+    assert t.verdict().startswith("not significant (0.90 CI")
+
+
+# a = [10, 11, 12] against b = a - d: both variances 1, s = sqrt(2/3) = 0.816497, dof =
+# (2/3)² / (2·(1/3)²/4) − 2 = 6; t(0.995; 6) = 3.707428, t(0.975; 6) = 2.446912,
+# t(0.95; 6) = 1.943180, so the half-widths are 3.027102, 1.997895 and 1.586600.
+@pytest.mark.parametrize(
+    "d, level, lo, hi",
+    [
+        (3.5, 0.99, 3.5 - 3.027102, 3.5 + 3.027102),
+        (2.5, 0.95, 2.5 - 1.997895, 2.5 + 1.997895),
+        (1.8, 0.90, 1.8 - 1.586600, 1.8 + 1.586600),
+        (1.0, None, 1.0 - 1.586600, 1.0 + 1.586600),
+    ],
+)
+def test_unpaired_t_test_picks_the_highest_level_that_excludes_zero(d, level, lo, hi):
+    a = np.array([10.0, 11.0, 12.0])
+    t = unpaired_t_test(a, a - d)
+    assert t.dof == pytest.approx(6.0)
+    assert t.std_difference == pytest.approx(0.816497, rel=1e-5)
+    assert t.level == level
+    assert t.interval == pytest.approx((lo, hi), abs=2e-6)
+    assert t.interval_level == (level or 0.90)
+    # The sign of the difference names the better alternative.
+    if level is not None:
+        assert unpaired_t_test(a - d, a).verdict("x", "y").startswith("y higher")
+
+
+def test_unpaired_t_test_needs_two_observations_each():
+    with pytest.raises(ValueError, match="at least two"):
+        unpaired_t_test([1.0], [1.0, 2.0])
+    with pytest.raises(ValueError):
+        unpaired_t_test([1.0, float("nan")], [1.0, 2.0])
 
 
 def test_hyperbolic_fit_recovers_parameters():

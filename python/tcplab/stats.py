@@ -57,17 +57,21 @@ class TTest:
     dof: float
     #: the highest of 0.99, 0.95, 0.90 at which the interval excludes zero, or None
     level: float | None
-    interval: tuple[float, float] | None  # CI of the difference at `level`
+    #: CI of the difference at `level`; when no level excludes zero, the CI at the lowest
+    #: level (0.90), which contains zero
+    interval: tuple[float, float]
+    interval_level: float
 
     @property
     def significant(self) -> bool:
         return self.level is not None
 
     def verdict(self, name_a: str = "A", name_b: str = "B") -> str:
+        lo, hi = self.interval
         if self.level is None:
-            return "not significant at 0.90"
+            return f"not significant ({self.interval_level:.2f} CI of {name_a} − {name_b} [{lo:.4g}, {hi:.4g}] contains 0)"
         better = name_a if self.difference > 0 else name_b
-        return f"{better} higher (significant at {self.level:.2f})"
+        return f"{better} higher (significant at {self.level:.2f}: CI [{lo:.4g}, {hi:.4g}])"
 
 
 def unpaired_t_test(a: Sequence[float], b: Sequence[float], levels=(0.99, 0.95, 0.90)) -> TTest:
@@ -80,6 +84,7 @@ def unpaired_t_test(a: Sequence[float], b: Sequence[float], levels=(0.99, 0.95, 
     """
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
+    a, b = a[np.isfinite(a)], b[np.isfinite(b)]  # as mean_ci: a missing value is no observation
     na, nb = len(a), len(b)
     if na < 2 or nb < 2:
         raise ValueError("the unpaired t-test needs at least two observations of each alternative")
@@ -94,8 +99,9 @@ def unpaired_t_test(a: Sequence[float], b: Sequence[float], levels=(0.99, 0.95, 
         t = float(sps.t.ppf(0.5 + level / 2, dof)) if np.isfinite(dof) else float(sps.norm.ppf(0.5 + level / 2))
         lo, hi = diff - t * s, diff + t * s
         if lo > 0 or hi < 0:
-            return TTest(float(a.mean()), float(b.mean()), diff, s, dof, level, (lo, hi))
-    return TTest(float(a.mean()), float(b.mean()), diff, s, dof, None, None)
+            return TTest(float(a.mean()), float(b.mean()), diff, s, dof, level, (lo, hi), level)
+    # Not significant at any level: report the interval at the lowest one, as Jain does.
+    return TTest(float(a.mean()), float(b.mean()), diff, s, dof, None, (lo, hi), level)
 
 
 @dataclass(frozen=True)
