@@ -77,6 +77,11 @@ def experiment_html(d: Path) -> str:
     if doc.get("parameters"):
         out.append("<details><summary>Scenario parameters</summary><pre>"
                    f"{html.escape(json.dumps(doc['parameters'], indent=2))}</pre></details>")
+    if runs:
+        listing = pd.DataFrame([{**r["params"], "seed": r["seed"], "status": r["status"],
+                                 "wall s": r.get("wall_seconds"), "store key": r["key"]} for r in runs])
+        out.append(f"<details><summary>Runs ({len(runs)}): parameters, seeds, wall times</summary>"
+                   f"{table_html(listing)}</details>")
     if doc.get("findings"):
         out.append("<ul>" + "".join(f"<li>{html.escape(f)}</li>" for f in doc["findings"]) + "</ul>")
     for t in doc["tables"]:

@@ -189,7 +189,8 @@ def write_experiment(out: Path, exp: ex.Experiment, size: str, plan: ex.Plan, re
         runs.append({"params": r.params, "seed": r.seed, "key": key, "status": "done",
                      "wall_seconds": store.meta(key).get("wall_seconds")})
     for r, key, err in rep.failed:
-        runs.append({"params": r.params, "seed": r.seed, "key": key, "status": "failed", "error": err})
+        runs.append({"params": r.params, "seed": r.seed, "key": key, "status": "failed", "error": err,
+                     "wall_seconds": store.meta(key).get("wall_seconds")})
     doc = {
         "name": exp.name,
         "description": exp.description,
