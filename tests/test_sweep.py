@@ -105,10 +105,28 @@ def test_invalid_scenario_and_time_limit_fail_cleanly(tmp_path):
 def test_dask_local_cluster_gives_the_same_results(tmp_path):
     distributed = pytest.importorskip("dask.distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cl:
-        with distributed.Client(cl) as client:
-            rep = execute(runs(), Store(tmp_path / "dask"), scheduler=client, progress=False)
+        # By address, as `tcplab reproduce --scheduler tcp://...` passes it.
+        rep = execute(runs(), Store(tmp_path / "dask"), scheduler=cl.scheduler_address, progress=False)
+        # A failing run on the cluster is recorded like a local one.
+        bad = execute(runs(), Store(tmp_path / "dask-failing"), scheduler=cl.scheduler_address,
+                      worker=failing_worker, progress=False)
+    assert len(bad.failed) == 2 and all("injected failure" in e for _, _, e in bad.failed)
     local = execute(runs(), Store(tmp_path / "local"), jobs=2, progress=False)
     assert len(rep.done) == 4 and not rep.failed
     a = {k: Store(tmp_path / "dask").load(k).flows for _, k in rep.done}
     for _, k in local.done:
         assert Store(tmp_path / "local").load(k).flows.equals(a[k])
+
+
+def test_progress_shows_done_total_elapsed_and_remaining():
+    import io
+
+    from tcplab.sweep import Progress
+
+    out = io.StringIO()
+    bar = Progress("exp", 3, stream=out)
+    bar.update(True)
+    bar.update(False)
+    bar.update(True)
+    last = out.getvalue().strip().splitlines()[-1]
+    assert last.startswith("[exp] 3/3 runs, 1 failed, elapsed ") and "remaining ~0.0 s" in last
