@@ -52,3 +52,55 @@ def test_algorithms_and_validate():
     assert p.returncode == 0 and "newreno" in p.stdout.split()
     p = cli("validate", str(ROOT / "examples" / "single_lossy.toml"))
     assert p.returncode == 0 and '"min_rto": 0.2' in p.stdout
+
+
+def test_bad_toml_exits_2_with_one_line_naming_the_line(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[sim]\nduration = 10\nsample_interval = \n")
+    out = tmp_path / "out"
+    p = cli("run", str(bad), "--out", str(out))
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.startswith(f"error: {bad}, line 3, column 19: not valid TOML:"), p.stderr
+    assert p.stderr.strip().count("\n") == 0 and not out.exists()
+
+
+def test_default_output_directory_is_results_slash_stem(tmp_path):
+    spec = (ROOT / "examples" / "single_lossy.toml").read_text().replace('"120s"', '"3s"')
+    (tmp_path / "tiny.toml").write_text(spec)
+    p = cli("run", "tiny.toml", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert (tmp_path / "results" / "tiny" / "summary.json").exists()
+    assert sorted(x.name for x in (tmp_path / "results").iterdir()) == ["tiny"]
+
+
+def test_experiment_subcommands_report_missing_machinery(monkeypatch, capsys):
+    from tcplab import cli as tcli
+
+    for mod, argv in [
+        ("tcplab.experiments", ["list"]),
+        ("tcplab.sweep", ["reproduce", "x", "--size", "quick"]),
+        ("tcplab.report", ["report", "somewhere", "-o", "r"]),
+    ]:
+        monkeypatch.setitem(sys.modules, mod, None)  # makes `import mod` raise ImportError
+        assert tcli.main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and "not available" in err and err.count("\n") == 1, err
+        monkeypatch.undo()
+
+
+def test_reproduce_passes_its_options_to_the_sweep(monkeypatch, capsys):
+    import types
+
+    from tcplab import cli as tcli
+
+    seen = {}
+
+    def reproduce(names, **kw):
+        seen.update(names=names, **kw)
+        return "R/index.html"
+
+    monkeypatch.setitem(sys.modules, "tcplab.sweep", types.SimpleNamespace(reproduce=reproduce))
+    argv = ["reproduce", "a", "b", "--size", "full", "--jobs", "3", "--scheduler", "tcp://h:1", "--out", "O", "--retry-failed"]
+    assert tcli.main(argv) == 0
+    assert seen == dict(names=["a", "b"], size="full", jobs=3, scheduler="tcp://h:1", out="O", retry_failed=True)
+    assert "R/index.html" in capsys.readouterr().out

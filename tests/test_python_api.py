@@ -83,11 +83,37 @@ def test_flow_without_route_is_rejected():
         tcplab.run(d)
 
 
-def test_bad_toml_is_a_scenario_error(tmp_path):
+def test_bad_toml_is_a_scenario_error_naming_file_and_line(tmp_path):
     p = tmp_path / "bad.toml"
-    p.write_text("[sim\nduration = 3")
-    with pytest.raises(ScenarioError, match="not valid TOML"):
+    p.write_text("[sim]\nduration = 3\n[dumbbell\npairs = 2\n")
+    with pytest.raises(ScenarioError) as e:
         tcplab.run(p)
+    assert str(e.value).startswith(f"{p}, line 3, column 10: not valid TOML:"), str(e.value)
+    p.write_text("[sim]\nduration = [1,\n")
+    with pytest.raises(ScenarioError, match=r"line 3 \(end of file\): not valid TOML"):
+        tcplab.load_scenario(p)
+
+
+def test_core_returns_numpy_columns_and_a_summary_dict():
+    from tcplab import _core
+
+    out = _core.run(json.dumps(small(duration=2).to_dict()), 3)
+    flows = out["flows"]
+    assert flows["goodput_bps"].dtype == np.float64 and flows["segments_sent"].dtype == np.uint64
+    assert isinstance(flows["name"], list) and flows["name"] == ["flow0", "flow1"]
+    assert flows["final_cwnd"].flags.writeable
+    assert len({len(v) for v in out["flow_ts"].values()}) == 1
+    assert out["summary"]["seed"] == 3 and out["summary"]["spec"]["sim"]["duration"] == 2
+    assert issubclass(_core.SimulationError, RuntimeError) and tcplab.SimulationError is _core.SimulationError
+    assert tcplab.ScenarioError is _core.ScenarioError
+    # The DataFrames hold counters as int64, so differences of counters can go negative.
+    r = tcplab.run(small(duration=2), seed=3)
+    assert r.flows["segments_sent"].dtype == np.int64 and r.flow_ts["flow"].dtype == np.int64
+
+
+def test_wall_clock_limit_is_a_simulation_error():
+    with pytest.raises(tcplab.SimulationError):
+        tcplab.run(small(duration=100000), seed=1, wall_limit=0.05)
 
 
 def test_scenario_error_is_a_value_error_and_bad_seed_is_rejected():

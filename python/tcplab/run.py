@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from tcplab import _core
@@ -81,8 +82,19 @@ class Results:
         return cls(summary=summary, pcaps=pcaps, **tables)
 
 
+_INT64_MAX = np.iinfo(np.int64).max
+
+
+def _column(values):
+    # Counters arrive as uint64; int64 is what pandas and arithmetic on differences expect.
+    if isinstance(values, np.ndarray) and values.dtype == np.uint64:
+        if values.size == 0 or values.max() <= _INT64_MAX:
+            return values.astype(np.int64)
+    return values
+
+
 def _frame(columns: dict) -> pd.DataFrame:
-    return pd.DataFrame({k: v for k, v in columns.items()})
+    return pd.DataFrame({k: _column(v) for k, v in columns.items()})
 
 
 def run(spec: Any, seed: int | None = None, wall_limit: float | None = None) -> Results:
@@ -99,7 +111,7 @@ def run(spec: Any, seed: int | None = None, wall_limit: float | None = None) -> 
         raise _core.ScenarioError(f"seed: {seed!r} is not allowed; must be an integer in [0, 2^64)")
     out = _core.run(to_json(d), seed, wall_limit)
     return Results(
-        summary=json.loads(out["summary_json"]),
+        summary=out["summary"],
         pcaps=dict(out["pcaps"]),
         **{name: _frame(out[name]) for name in TABLES},
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import sys
 from typing import Any
 
@@ -29,7 +30,26 @@ def load_scenario(path: str | os.PathLike) -> dict:
     except FileNotFoundError:
         raise ScenarioError(f"{path}: no such scenario file") from None
     except tomllib.TOMLDecodeError as e:
-        raise ScenarioError(f"{path}: not valid TOML: {e}") from None
+        raise ScenarioError(_toml_error(path, e)) from None
+    except OSError as e:
+        raise ScenarioError(f"{path}: cannot read the scenario file: {e.strerror or e}") from None
+
+
+def _toml_error(path, e: Exception) -> str:
+    """One line naming the file and the line of a TOML syntax error."""
+    msg = str(e)
+    m = re.search(r"\s*\(at line (\d+), column (\d+)\)$", msg)
+    if m:
+        return f"{path}, line {m.group(1)}, column {m.group(2)}: not valid TOML: {msg[: m.start()]}"
+    m = re.search(r"\s*\(at end of document\)$", msg)
+    if m:
+        try:
+            with open(path, "rb") as f:
+                lines = f.read().count(b"\n") + 1
+        except OSError:  # pragma: no cover
+            lines = "?"
+        return f"{path}, line {lines} (end of file): not valid TOML: {msg[: m.start()]}"
+    return f"{path}: not valid TOML: {msg}"
 
 
 def as_spec(spec: Any) -> dict:

@@ -3,7 +3,7 @@
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList};
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList};
 use tcplab_core::api::{self, Column, Table};
 
 create_exception!(
@@ -41,38 +41,53 @@ fn guarded<T>(f: impl FnOnce() -> Result<T, api::Error> + std::panic::UnwindSafe
     }
 }
 
-fn table_to_dict<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyDict>> {
+/// A numpy array of `values` (native byte order), made by one copy into a `bytearray` that
+/// `numpy.frombuffer` then views, so the array is writable and owns its memory via the buffer.
+fn numpy_array<'py, T: Copy>(np: &Bound<'py, PyModule>, values: &[T], dtype: &str) -> PyResult<Bound<'py, PyAny>> {
+    // SAFETY: T is f64 or u64 (plain old data without padding); the slice is viewed as bytes.
+    let bytes = unsafe { std::slice::from_raw_parts(values.as_ptr() as *const u8, std::mem::size_of_val(values)) };
+    let buf = PyByteArray::new_bound(np.py(), bytes);
+    np.call_method1("frombuffer", (buf, np.getattr(dtype)?))
+}
+
+/// A result table as a dict: column name -> numpy array (float64 / uint64) or list of str.
+fn table_to_dict<'py>(py: Python<'py>, np: &Bound<'py, PyModule>, t: &Table) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new_bound(py);
     for (name, col) in &t.columns {
         match col {
-            Column::F64(v) => d.set_item(name, PyList::new_bound(py, v))?,
-            Column::U64(v) => d.set_item(name, PyList::new_bound(py, v))?,
+            Column::F64(v) => d.set_item(name, numpy_array(np, v, "float64")?)?,
+            Column::U64(v) => d.set_item(name, numpy_array(np, v, "uint64")?)?,
             Column::Str(v) => d.set_item(name, PyList::new_bound(py, v))?,
         }
     }
     Ok(d)
 }
 
-/// Run one simulation (optionally bounded by `wall_limit` seconds of wall-clock time). Returns a dict of tables (each a dict of column lists), `pcaps`
-/// (name -> bytes) and `summary_json`.
+/// Run one simulation (optionally bounded by `wall_limit` seconds of wall-clock time).
+///
+/// Returns a dict with the tables `flows`, `links`, `flow_ts`, `link_ts`, `events` (each a
+/// dict of column name -> numpy array or list of str), `pcaps` (name -> pcap bytes) and
+/// `summary` (a dict; its `spec` is the normalised spec).
 #[pyfunction]
 #[pyo3(signature = (spec_json, seed, wall_limit=None))]
 fn run(py: Python<'_>, spec_json: String, seed: u64, wall_limit: Option<f64>) -> PyResult<Py<PyDict>> {
     let out = py
         .allow_threads(move || guarded(move || api::run_limited(&spec_json, seed, wall_limit)))
         .map_err(to_py_err)?;
+    let np = py.import_bound("numpy")?;
     let d = PyDict::new_bound(py);
-    d.set_item("flows", table_to_dict(py, &out.flows)?)?;
-    d.set_item("links", table_to_dict(py, &out.links)?)?;
-    d.set_item("flow_ts", table_to_dict(py, &out.flow_ts)?)?;
-    d.set_item("link_ts", table_to_dict(py, &out.link_ts)?)?;
-    d.set_item("events", table_to_dict(py, &out.events)?)?;
+    d.set_item("flows", table_to_dict(py, &np, &out.flows)?)?;
+    d.set_item("links", table_to_dict(py, &np, &out.links)?)?;
+    d.set_item("flow_ts", table_to_dict(py, &np, &out.flow_ts)?)?;
+    d.set_item("link_ts", table_to_dict(py, &np, &out.link_ts)?)?;
+    d.set_item("events", table_to_dict(py, &np, &out.events)?)?;
     let pcaps = PyDict::new_bound(py);
     for (name, bytes) in &out.pcaps {
         pcaps.set_item(name, PyBytes::new_bound(py, bytes))?;
     }
     d.set_item("pcaps", pcaps)?;
-    d.set_item("summary_json", out.summary_json)?;
+    let summary = py.import_bound("json")?.call_method1("loads", (out.summary_json,))?;
+    d.set_item("summary", summary)?;
     Ok(d.unbind())
 }
 
