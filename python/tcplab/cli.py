@@ -59,7 +59,10 @@ def summary_text(res) -> str:
     return "\n".join(out)
 
 
-def plot_cwnd(res, path: Path) -> None:
+def plot_cwnd(res) -> bytes:
+    """The flows' congestion windows over time, as PNG bytes."""
+    import io
+
     import matplotlib
 
     matplotlib.use("Agg")
@@ -76,8 +79,10 @@ def plot_cwnd(res, path: Path) -> None:
     if len(names) <= 12:
         ax.legend(fontsize="small")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=120)
     plt.close(fig)
+    return buf.getvalue()
 
 
 def cmd_run(args) -> int:
@@ -89,9 +94,8 @@ def cmd_run(args) -> int:
     out = Path(args.out) if args.out else Path("results") / Path(args.scenario).stem
     if args.plot and res.flow_ts.empty:
         raise UsageError("--plot needs time series: set sim.sample_interval in the scenario")
-    res.save(out)
-    if args.plot:
-        plot_cwnd(res, out / "cwnd.png")
+    # The plot is written together with the tables, so the directory appears complete or not at all.
+    res.save(out, extra_files={"cwnd.png": plot_cwnd(res)} if args.plot else None)
     print(summary_text(res))
     print(f"\nresults written to {out}/")
     return 0
@@ -202,6 +206,9 @@ def main(argv: list[str] | None = None) -> int:
     except (_core.ScenarioError, UsageError, _experiment_error()) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except _core.SimulationError as e:
+        print(f"error: the simulation failed: {e}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -47,9 +47,10 @@ class Results:
     def seed(self) -> int:
         return self.summary["seed"]
 
-    def save(self, directory: str | os.PathLike, extra_files: dict[str, str] | None = None) -> Path:
+    def save(self, directory: str | os.PathLike, extra_files: dict[str, str | bytes] | None = None) -> Path:
         """Write the results into ``directory`` atomically: either every file is there, or
-        the directory is left as it was. ``extra_files`` (name -> text) are written with them."""
+        the directory is left as it was. ``extra_files`` (name -> text or bytes, e.g. a plot)
+        are written with them."""
         target = Path(directory)
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
@@ -59,8 +60,11 @@ class Results:
             (tmp / "summary.json").write_text(json.dumps(self.summary, indent=2, allow_nan=True))
             for name, data in self.pcaps.items():
                 (tmp / f"{name}.pcap").write_bytes(data)
-            for name, text in (extra_files or {}).items():
-                (tmp / name).write_text(text)
+            for name, data in (extra_files or {}).items():
+                if isinstance(data, bytes):
+                    (tmp / name).write_bytes(data)
+                else:
+                    (tmp / name).write_text(data)
             old = None
             if target.exists():
                 old = target.with_name(f".{target.name}.old-{os.getpid()}")
