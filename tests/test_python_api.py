@@ -31,6 +31,77 @@ def test_builder_and_toml_give_the_same_normalised_spec(tmp_path):
     assert s.normalised()["flows"][0]["tcp"]["mss"] == 1400
 
 
+def test_builder_matches_a_hand_written_toml_file(tmp_path):
+    s = (
+        Scenario(duration="20s", sample_interval="100ms", seed=4)
+        .node("a")
+        .node("r", kind="router")
+        .node("b")
+        .link("a", "r", rate="100Mbps", delay="1ms", queue=1000)
+        .link("r", "b", rate="10Mbps", delay="20ms", queue=50, loss_ab=0.01)
+        .flow(src="a", dst="b", cc="newreno", switch=[{"at": "10s", "cc": "westwood_be"}], tcp=dict(delayed_ack=True))
+        .flow(src="a", dst="b", transport="udp", packet=1000, rate="1Mbps")
+        .generator("closed", src="a", dst="b", size={"dist": "constant", "value": 50}, name="web")
+    )
+    path = tmp_path / "h.toml"
+    path.write_text(
+        """
+[sim]
+duration = "20s"
+sample_interval = "100ms"
+seed = 4
+
+[[nodes]]
+name = "a"
+kind = "host"
+[[nodes]]
+name = "r"
+kind = "router"
+[[nodes]]
+name = "b"
+kind = "host"
+
+[[links]]
+a = "a"
+b = "r"
+rate = "100Mbps"
+delay = "1ms"
+queue = 1000
+[[links]]
+a = "r"
+b = "b"
+rate = "10Mbps"
+delay = "20ms"
+queue = 50
+loss_ab = 0.01
+
+[[flows]]
+src = "a"
+dst = "b"
+cc = "newreno"
+switch = [{ at = "10s", cc = "westwood_be" }]
+tcp = { delayed_ack = true }
+[[flows]]
+src = "a"
+dst = "b"
+transport = "udp"
+packet = 1000
+rate = "1Mbps"
+
+[[generators]]
+kind = "closed"
+src = "a"
+dst = "b"
+size = { dist = "constant", value = 50 }
+name = "web"
+"""
+    )
+    assert tcplab.load_scenario(path) == s.to_dict()
+    assert tcplab.normalise(path) == s.normalised()
+    (tmp_path / "again.toml").write_text(s.to_toml())
+    assert tcplab.load_scenario(tmp_path / "again.toml") == s.to_dict()
+
+
 def test_example_files_are_valid():
     for f in sorted(EXAMPLES.glob("*.toml")):
         spec = tcplab.normalise(f)
