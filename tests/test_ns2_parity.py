@@ -101,3 +101,22 @@ def test_fixed_size_flow_completion_matches_ns2():
     ours = tcplab.run(spec).flows["completion_time"][0]
     theirs = run_ns2(spec, 1)["flows"]["completion_time"][0]
     assert abs(ours - theirs) / theirs < 0.02, (ours, theirs)
+
+
+@pytest.mark.parametrize("position", ["head", "link"])
+def test_ns2_link_counters_conserve_packets(position):
+    """Every packet offered to an ns-2 link is departed, dropped by the queue, lost, or still
+    queued, wherever the error model sits; and the loss rate is the configured one."""
+    require_tool("ns")
+    spec = SCENARIOS["1 flow, 1% loss"]
+    links = run_ns2(spec, 3, loss_position=position)["links"]
+    lossy = links[links.drops_loss > 0]
+    assert sorted(lossy.src) == ["r1", "r2"], "the bottleneck loses packets in both directions"
+
+    for r in links.itertuples():
+        if position == "head":
+            assert r.arrivals == r.departures + r.drops_queue + r.drops_loss + r.waiting
+        else:
+            assert r.arrivals == r.departures + r.drops_queue + r.waiting
+    for r in lossy.itertuples():
+        assert 0.007 < r.drops_loss / r.arrivals < 0.013

@@ -3,8 +3,18 @@
 `run_ns2(spec, seed)` takes a (raw or normalised) tcplab spec, writes an ns-2 Tcl script
 that builds the same scenario (nodes, duplex links with DropTail queue limits and Bernoulli
 error models per direction, one-way TCP agents with TCPSink or TCPSink/DelAck, FTP
-sources), runs `ns`, and returns per-flow and per-link tables with the same column names
-as tcplab's. The mapping of every option is in docs/ns2-parity.md.
+sources), runs `ns`, and returns per-flow and per-link tables with tcplab's column names.
+The mapping of every option, and every ns-2 behaviour found while validating tcplab, is in
+docs/ns2-parity.md.
+
+Two knobs exist for diagnosis (both default to what an ordinary ns-2 script does):
+
+- ``loss_position``: ``"head"`` puts each error model where ``$ns lossmodel`` puts it, at the
+  head of the link, before the queue (a lost packet never queues nor uses the link);
+  ``"link"`` puts it where ``$ns link-lossmodel`` puts it, after the link (the lost packet was
+  queued and transmitted, and is dropped on arrival at the far end).
+- ``agent_options``: extra ``Agent/TCP`` instance variables, e.g. ``{"precisionReduce_":
+  "false"}``, set on every TCP agent after the mapped options.
 """
 from __future__ import annotations
 
@@ -21,6 +31,7 @@ from tcplab.scenario import normalise
 
 AGENTS = {"newreno": "Agent/TCP/Newreno", "reno": "Agent/TCP/Reno", "tahoe": "Agent/TCP"}
 INT_MAX = 2**31 - 1
+LOSS_POSITIONS = ("head", "link")
 
 
 class Ns2Error(RuntimeError):
@@ -35,10 +46,33 @@ def _num(x: float) -> str:
     return repr(float(x))
 
 
-def tcl_script(spec: dict, seed: int) -> str:
+def _int_window(x: float) -> int:
+    return max(1, min(int(x), INT_MAX))
+
+
+def _check_flow(i: int, f: dict) -> None:
+    if f.get("transport", "tcp") != "tcp":
+        raise Ns2Error(f"flows[{i}]: only TCP flows are translated to ns-2")
+    if f["cc"] not in AGENTS:
+        raise Ns2Error(f"flows[{i}].cc: {f['cc']} has no ns-2 counterpart here; allowed: {', '.join(AGENTS)}")
+    if f["switch"]:
+        raise Ns2Error(f"flows[{i}].switch: ns-2 cannot switch algorithms")
+    t = f["tcp"]
+    if t["handshake"]:
+        raise Ns2Error(f"flows[{i}].tcp.handshake: ns-2's one-way TCP has no handshake")
+    if t["delayed_ack"] and t["delack_count"] != 2:
+        raise Ns2Error(f"flows[{i}].tcp.delack_count: ns-2's TCPSink/DelAck acknowledges every 2nd segment only")
+    if float(t["init_cwnd"]) != int(t["init_cwnd"]):
+        raise Ns2Error(f"flows[{i}].tcp.init_cwnd: ns-2's windowInit_ is a whole number of segments")
+
+
+def tcl_script(spec: dict, seed: int, loss_position: str = "head", agent_options: dict | None = None) -> str:
     """The ns-2 Tcl script for a normalised spec."""
     if spec.get("generators"):
         raise Ns2Error("ns-2 translation supports explicit flows only, not generators")
+    if loss_position not in LOSS_POSITIONS:
+        raise Ns2Error(f"loss_position: {loss_position!r}; allowed: {', '.join(LOSS_POSITIONS)}")
+    lossmodel = "lossmodel" if loss_position == "head" else "link-lossmodel"
     L = ["set ns [new Simulator]", "global defaultRNG", f"$defaultRNG seed {seed % INT_MAX + 1}"]
     node_ids = {}
     for i, n in enumerate(spec["nodes"]):
@@ -49,6 +83,10 @@ def tcl_script(spec: dict, seed: int) -> str:
         a, b = node_ids[l["a"]], node_ids[l["b"]]
         L.append(f"$ns duplex-link $n({a}) $n({b}) {_num(l['rate'])} {_num(l['delay'])} DropTail")
         for (x, y, q, p, d) in ((a, b, l["queue_ab"], l["loss_ab"], "ab"), (b, a, l["queue_ba"], l["loss_ba"], "ba")):
+            if q < 2:
+                # DropTail drops an arrival when waiting + 1 >= limit: with limit 1 every
+                # packet is dropped, even on an idle link.
+                raise Ns2Error(f"links[{k}].queue_{d}: {q}; ns-2's DropTail with queue-limit 1 drops every packet")
             L.append(f"$ns queue-limit $n({x}) $n({y}) {q}")
             L.append(f"lappend qms [list {k} {x} {y} [$ns monitor-queue $n({x}) $n({y}) \"\"]]")
             if p > 0:
@@ -63,20 +101,20 @@ def tcl_script(spec: dict, seed: int) -> str:
                     f"$em_{k}_{d} unit pkt",
                     f"$em_{k}_{d} set rate_ {_num(p)}",
                     f"$em_{k}_{d} ranvar $rv_{k}_{d}",
-                    f"$em_{k}_{d} drop-target [new Agent/Null]",
-                    f"$ns lossmodel $em_{k}_{d} $n({x}) $n({y})",
+                    f"$ns {lossmodel} $em_{k}_{d} $n({x}) $n({y})",
+                    # Count the error model's drops on their own monitor (left at the link's
+                    # drop head, they would be mixed into the queue monitor's drops).
+                    f"set lm_{k}_{d} [new QueueMonitor]",
+                    f"set ls_{k}_{d} [new SnoopQueue/Drop]",
+                    f"$ls_{k}_{d} set-monitor $lm_{k}_{d}",
+                    f"$ls_{k}_{d} target [$ns set nullAgent_]",
+                    f"$em_{k}_{d} drop-target $ls_{k}_{d}",
+                    f"set lossmon({k},{x},{y}) $lm_{k}_{d}",
                 ]
     dur = spec["sim"]["duration"]
     for i, f in enumerate(spec["flows"]):
-        if f.get("transport", "tcp") != "tcp":
-            raise Ns2Error(f"flows[{i}]: only TCP flows are translated to ns-2")
-        if f["cc"] not in AGENTS:
-            raise Ns2Error(f"flows[{i}].cc: {f['cc']} has no ns-2 counterpart here; allowed: {', '.join(AGENTS)}")
-        if f["switch"]:
-            raise Ns2Error(f"flows[{i}].switch: ns-2 cannot switch algorithms")
+        _check_flow(i, f)
         t = f["tcp"]
-        if t["handshake"]:
-            raise Ns2Error(f"flows[{i}].tcp.handshake: ns-2's one-way TCP has no handshake")
         src, dst = node_ids[f["src"]], node_ids[f["dst"]]
         L += [
             f"set tcp({i}) [new {AGENTS[f['cc']]}]",
@@ -84,8 +122,7 @@ def tcl_script(spec: dict, seed: int) -> str:
             f"$tcp({i}) set packetSize_ {t['mss']}",
             f"$tcp({i}) set tcpip_base_hdr_size_ {t['header']}",
             f"$tcp({i}) set windowInit_ {int(t['init_cwnd'])}",
-            f"$tcp({i}) set window_ {min(int(t['rwnd']), INT_MAX)}",
-            f"$tcp({i}) set ssthresh_ {min(int(t['init_ssthresh']), INT_MAX)}",
+            f"$tcp({i}) set window_ {_int_window(t['rwnd'])}",
             f"$tcp({i}) set numdupacks_ {t['dupthresh']}",
             f"$tcp({i}) set timestamps_ {'true' if t['timestamps'] else 'false'}",
             f"$tcp({i}) set minrto_ {_num(t['min_rto'])}",
@@ -100,8 +137,10 @@ def tcl_script(spec: dict, seed: int) -> str:
             f"$tcp({i}) set singledup_ {1 if t.get('limited_transmit') else 0}",
             # ns-2's random send overhead: each packet waits U[0, overhead_] before it goes out.
             f"$tcp({i}) set overhead_ {_num(t.get('send_jitter', 0.0))}",
-            f"$ns attach-agent $n({src}) $tcp({i})",
         ]
+        for k, v in (agent_options or {}).items():
+            L.append(f"$tcp({i}) set {k} {v}")
+        L.append(f"$ns attach-agent $n({src}) $tcp({i})")
         if t["delayed_ack"]:
             L += [f"set sink({i}) [new Agent/TCPSink/DelAck]", f"$sink({i}) set interval_ {_num(t['delack_timeout'])}"]
         else:
@@ -111,27 +150,36 @@ def tcl_script(spec: dict, seed: int) -> str:
             f"$ns connect $tcp({i}) $sink({i})",
             f"set ftp({i}) [$tcp({i}) attach-app FTP]",
         ]
+        # ns-2 resets every agent when the simulation starts, and its reset sets
+        # ssthresh_ = window_: an ssthresh_ set in the script before `$ns run` is lost. It is
+        # therefore set when the flow starts, just before the first segment.
+        ssthresh = min(_int_window(t["init_ssthresh"]), _int_window(t["rwnd"]))
+        start_cmds = [f"$tcp({i}) set ssthresh_ {ssthresh}"]
         if f["size"] is not None:
-            L.append(f"$ns at {_num(f['start'])} \"$tcp({i}) advanceby {int(f['size'])}\"")
+            start_cmds.append(f"$tcp({i}) advanceby {int(f['size'])}")
             L.append(f"set done({i}) -1")
             L.append(f"$tcp({i}) proc done {{}} {{ global done ns; set done({i}) [$ns now] }}")
         else:
-            L.append(f"$ns at {_num(f['start'])} \"$ftp({i}) start\"")
+            start_cmds.append(f"$ftp({i}) start")
+        L.append(f"$ns at {_num(f['start'])} \"{'; '.join(start_cmds)}\"")
         if f["stop"] is not None:
             L.append(f"$ns at {_num(f['stop'])} \"$ftp({i}) stop\"")
     L += [
         "proc finish {} {",
-        "  global ns tcp qms t_loop done",
+        "  global ns tcp qms t_loop done lossmon",
         "  set t_end [clock milliseconds]",
         '  puts "TIMING [expr {$t_loop}] $t_end"',
         "  foreach i [array names tcp] {",
         "    set d -1; if {[info exists done($i)]} { set d $done($i) }",
         '    puts "FLOW $i [$tcp($i) set ack_] [$tcp($i) set ndatapack_] [$tcp($i) set nrexmitpack_] '
-        '[$tcp($i) set nrexmit_] [$tcp($i) set ncwndcuts_] $d"',
+        '[$tcp($i) set nrexmit_] [$tcp($i) set ncwndcuts_] $d [$tcp($i) set cwnd_] [$tcp($i) set ssthresh_]"',
         "  }",
         "  foreach q $qms {",
         "    set m [lindex $q 3]",
-        '    puts "LINK [lindex $q 0] [lindex $q 1] [lindex $q 2] [$m set parrivals_] [$m set pdepartures_] [$m set pdrops_]"',
+        "    set key [lindex $q 0],[lindex $q 1],[lindex $q 2]",
+        "    set lost 0; if {[info exists lossmon($key)]} { set lost [$lossmon($key) set pdrops_] }",
+        '    puts "LINK [lindex $q 0] [lindex $q 1] [lindex $q 2] [$m set parrivals_] [$m set pdepartures_] '
+        '[$m set pdrops_] [$m set pkts_] $lost"',
         "  }",
         "  exit 0",
         "}",
@@ -143,14 +191,25 @@ def tcl_script(spec: dict, seed: int) -> str:
     return "\n".join(L) + "\n"
 
 
-def run_ns2(spec, seed: int = 1, workdir: str | os.PathLike | None = None) -> dict:
+def run_ns2(
+    spec,
+    seed: int = 1,
+    workdir: str | os.PathLike | None = None,
+    loss_position: str = "head",
+    agent_options: dict | None = None,
+) -> dict:
     """Run `spec` in ns-2. Returns {"flows": DataFrame, "links": DataFrame, "setup_seconds",
-    "loop_seconds", "wall_seconds", "peak_rss_kb"}."""
+    "loop_seconds", "wall_seconds", "peak_rss_kb"}.
+
+    ``setup_seconds`` runs from starting ``ns`` to the line before ``$ns run`` (interpreter
+    start and scenario building), ``loop_seconds`` from there to the end of the simulated
+    time, both measured inside the Tcl script; ``peak_rss_kb`` is the ns process's own peak
+    resident set size (from wait4)."""
     ns = ns_binary()
     if ns is None:
         raise Ns2Error("ns-2 is not installed (Debian package ns2)")
     spec = normalise(spec)
-    script = tcl_script(spec, seed)
+    script = tcl_script(spec, seed, loss_position=loss_position, agent_options=agent_options)
     own_dir = workdir is None
     wd = Path(tempfile.mkdtemp(prefix="tcplab-ns2-")) if own_dir else Path(workdir)
     try:
@@ -166,13 +225,13 @@ def run_ns2(spec, seed: int = 1, workdir: str | os.PathLike | None = None) -> di
         wall = time.time() - t0
         if proc.returncode != 0:
             raise Ns2Error(f"ns exited with {proc.returncode}: {err_path.read_text().strip()[-2000:]}")
-        return _parse(out_path.read_text(), spec, t0, wall, usage.ru_maxrss)
+        return _parse(out_path.read_text(), spec, t0, wall, usage.ru_maxrss, loss_position)
     finally:
         if own_dir:
             shutil.rmtree(wd, ignore_errors=True)
 
 
-def _parse(out: str, spec: dict, t0: float, wall: float, peak_kb: int) -> dict:
+def _parse(out: str, spec: dict, t0: float, wall: float, peak_kb: int, loss_position: str) -> dict:
     flows, links = [], []
     setup_ms = loop_start = loop_end = None
     for line in out.splitlines():
@@ -186,7 +245,9 @@ def _parse(out: str, spec: dict, t0: float, wall: float, peak_kb: int) -> dict:
         elif parts[0] == "FLOW":
             i = int(parts[1])
             f = spec["flows"][i]
+            # ns-2's ack_ is the highest segment acknowledged in order (segments count from 0).
             delivered = int(parts[2]) + 1
+            timeouts, cuts = int(parts[5]), int(parts[6])
             done = float(parts[7])
             start = f["start"]
             end = done if done >= 0 else spec["sim"]["duration"]
@@ -194,25 +255,41 @@ def _parse(out: str, spec: dict, t0: float, wall: float, peak_kb: int) -> dict:
                 dict(
                     flow=i,
                     name=f["name"],
+                    src=f["src"],
+                    dst=f["dst"],
+                    cc=f["cc"],
                     delivered_segments=delivered,
+                    delivered_bytes=delivered * f["tcp"]["mss"],
                     segments_sent=int(parts[3]),
                     retransmits=int(parts[4]),
-                    timeouts=int(parts[5]),
-                    window_cuts=int(parts[6]),
+                    timeouts=timeouts,
+                    # every window cut is a fast retransmit or a timeout (no ECN here)
+                    fast_retransmits=max(cuts - timeouts, 0),
+                    window_cuts=cuts,
                     completion_time=(done - start) if done >= 0 else float("nan"),
                     goodput_bps=delivered * f["tcp"]["mss"] * 8 / (end - start) if end > start else 0.0,
+                    final_cwnd=float(parts[8]),
+                    final_ssthresh=float(parts[9]),
                 )
             )
         elif parts[0] == "LINK":
             k, x, y = int(parts[1]), int(parts[2]), int(parts[3])
+            p_arr, p_dep, drops_queue, waiting, drops_loss = (int(v) for v in parts[4:9])
+            # The queue monitor counts packets entering the queue (after a head error
+            # model), leaving it for the transmitter, and dropped by it. tcplab counts as
+            # arrivals every packet offered to the link, lost ones included.
+            arrivals = p_arr + drops_loss if loss_position == "head" else p_arr
             links.append(
                 dict(
                     link=k,
                     src=spec["nodes"][x]["name"],
                     dst=spec["nodes"][y]["name"],
-                    arrivals=int(parts[4]),
-                    departures=int(parts[5]),
-                    drops_queue=int(parts[6]),
+                    arrivals=arrivals,
+                    departures=p_dep,
+                    drops_queue=drops_queue,
+                    drops_loss=drops_loss,
+                    drops=drops_queue + drops_loss,
+                    waiting=waiting,
                 )
             )
     if loop_start is None:
