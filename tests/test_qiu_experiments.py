@@ -36,6 +36,7 @@ def test_aggregate_regimes_loss_and_fairness(out):
     assert reg.loc["small (Fig. 8)", "Jain index"] < reg.loc["large (Fig. 6)", "Jain index"]
     fits = table(d, "hyperbolic_fit")
     assert (fits["R²"] > 0.9).all()
+    assert fits.set_index(["access", "W_c"]).loc[("T1", 100), "paper: a"] == 144.9275, "Table 4 beside ours"
 
 
 def test_rtt_bias_inside_the_band(out):
@@ -43,3 +44,19 @@ def test_rtt_bias_inside_the_band(out):
     t = table(d, "rtt_bias")
     assert t["verdict"].str.startswith("holds").all()
     assert t["thr_ratio"].iloc[-1] > t["thr_ratio"].iloc[0], "the shorter-RTT group gains with the RTT ratio"
+
+
+def test_random_processing_has_every_figure_and_the_few_connection_study(out):
+    d, rep = run_experiment("qiu_random_processing", size="quick", jobs=2, out=out)
+    assert not rep.failed
+    figs = {p.stem for p in (d / "figures").glob("*.png")}
+    # Figs. 15, 17, 18 (regimes), 19 (throughput), 20 (goodput), 21 (few connections), 22 (loss)
+    assert {"regime_large", "regime_small", "regime_medium", "throughput_50ms", "throughput_200ms", "goodput_T1",
+            "goodput_ISDN", "few_connections", "loss_T1", "loss_ISDN"} <= figs
+    few = table(d, "few_connections")
+    assert sorted(set(few["processing (fraction of RTT)"])) == [0.0, 0.1]
+    assert sorted(set(few["buffer"])) == [60, 260]
+    # loss grows with the number of connections, at least linearly-ish, in every curve
+    assert (few["exponent k"] > 0.5).all()
+    fits = table(d, "hyperbolic_fit").set_index(["access", "W_c"])
+    assert fits.loc[("T1", 100), "paper: a"] == 125.0, "Table 5's values, not Table 4's, beside ours"

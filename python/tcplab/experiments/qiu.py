@@ -148,9 +148,10 @@ def analyse_pftk(done) -> Analysis:
 
 AGG_GRID = {
     "quick": dict(duration=100.0, seeds=[1, 2], conns=[10, 50, 100, 200, 400], wc=[100, 300], fig11_buffers=[20, 100],
-                  fig11_conns=[1, 4, 16]),
+                  fig11_conns=[1, 4, 16], fig21_conns=[2, 5, 10, 20], fig21_duration=500.0),
     "full": dict(duration=1000.0, seeds=[1, 2, 3], conns=[1, 2, 5, 10, 20, 50, 100, 150, 200, 300, 400, 500, 600],
-                 wc=[100, 200, 300, 400, 500], fig11_buffers=[20, 60, 100, 200, 400], fig11_conns=[1, 2, 5, 10, 20, 50, 100]),
+                 wc=[100, 200, 300, 400, 500], fig11_buffers=[20, 60, 100, 200, 400], fig11_conns=[1, 2, 5, 10, 20, 50, 100],
+                 fig21_conns=[1, 2, 3, 5, 8, 10, 15, 20, 25, 30, 40], fig21_duration=2000.0),
 }
 
 
@@ -182,6 +183,17 @@ def aggregate_runs(size: str, jitter_fraction: float) -> list[Run]:
                 for n in (50, 200):
                     spec = one_bottleneck(n, "T1", 0.05, 260, g["duration"], s, jitter=frac * 0.1)
                     runs.append(Run({"study": "jitter", "fraction": frac, "conns": n}, spec, s, wall_limit=1800))
+        # Fig. 21: few connections on T1, 50 ms, B = 60 and 260, with and without random
+        # processing (the paper compares the two curves: linear growth with processing time).
+        if jitter_fraction > 0:
+            for frac in (0.0, jitter_fraction):
+                for b in (60, 260):
+                    for n in g["fig21_conns"]:
+                        # Longer than the other studies: with few connections a loss cycle lasts
+                        # tens of seconds, and the first slow start's losses must not dominate.
+                        spec = one_bottleneck(n, "T1", 0.05, b, g["fig21_duration"], s, jitter=frac * 0.1)
+                        runs.append(Run({"study": "few", "fraction": frac, "buffer": b, "conns": n}, spec, s,
+                                        wall_limit=1800))
         # Figs. 6, 8, 10: large, small and medium pipes on T1, 50 ms, with buffer traces and ACK captures.
         for name, n, b in (("large (Fig. 6)", 100, 400), ("small (Fig. 8)", 300, 60), ("medium (Fig. 10)", 100, 160)):
             spec = one_bottleneck(n, "T1", 0.05, b, min(g["duration"], 200.0), s, jitter=jitter_fraction * 0.1,
@@ -216,6 +228,23 @@ def run_metrics(d) -> dict:
             "sent": int(r.flows["segments_sent"].sum()), "dropped": int(bn["drops_queue"])}
 
 
+def few_connection_growth(few: pd.DataFrame) -> pd.DataFrame:
+    """Per (processing fraction, buffer): the exponent of loss against Conn and the verdict."""
+    rows = []
+    for (frac, b), x in few.groupby(["fraction", "buffer"]):
+        a = x.groupby("conns", as_index=False)["loss"].mean()
+        a = a[a["loss"] > 0]
+        k = float(np.polyfit(np.log(a["conns"]), np.log(a["loss"]), 1)[0]) if len(a) >= 2 else float("nan")
+        rows.append({"processing (fraction of RTT)": frac, "buffer": b, "points": len(a), "exponent k": k})
+    out = pd.DataFrame(rows)
+    for b, x in out.groupby("buffer"):
+        if len(x) == 2:
+            k0, k1 = x.sort_values("processing (fraction of RTT)")["exponent k"]
+            out.loc[x.index, "verdict"] = verdict(k1 < k0 - 0.1 and abs(k1 - 1) < 0.3,
+                                                  "processing time makes the growth (close to) linear")
+    return out
+
+
 def analyse_aggregate(done, label: str, jitter_fraction: float) -> Analysis:
     pv = paper_values("qiu")
     m = pd.DataFrame([{**d.params, "seed": d.seed, **run_metrics(d)} for d in done])
@@ -241,7 +270,7 @@ def analyse_aggregate(done, label: str, jitter_fraction: float) -> Analysis:
             if len(big) >= 2 and big["loss"].gt(0).all():
                 f = fit_hyperbolic(big["conns"], big["loss"])
                 row.update({"a": f.params["a"], "b": f.params["b"], "R²": f.r_squared})
-            paper = pv[table_key].get(f"{acc}:{wc}")
+            paper = pv[table_key].get(f"{acc}:{int(wc)}")  # W_c comes back from the run store as a float
             if paper:
                 row.update({"paper: a": paper[0], "paper: b": paper[1]})
             fits.append(row)
@@ -251,7 +280,8 @@ def analyse_aggregate(done, label: str, jitter_fraction: float) -> Analysis:
         for acc in ("ISDN", "T1"):
             x = agg[agg["access"] == acc]
             if len(x):
-                figs.append(Figure(f"loss_{acc}", f"Figs. 13/14: loss against Conn on {acc} ({label})",
+                figs.append(Figure(f"loss_{acc}", f"{'Fig. 22' if jitter_fraction > 0 else 'Figs. 13/14'}: loss against "
+                                                  f"Conn on {acc} ({label})",
                                    plots.errorbars(x.assign(err=0.0), "conns", "loss", "err", "wc",
                                                    f"Loss probability on {acc}, 50 ms", "connections",
                                                    "loss probability", "W_c = ")))
@@ -282,7 +312,35 @@ def analyse_aggregate(done, label: str, jitter_fraction: float) -> Analysis:
         a["verdict"] = [verdict(r.throughput > 0.95, "buffer ≥ W_opt: utilisation ≈ 1") if r.buffer >= r.W_opt else
                         verdict(r.throughput <= m + 0.005, "buffer < W_opt: fewer connections use the link less")
                         for r, m in zip(a.itertuples(), most)]
-        tables.append(Table("throughput", f"Figs. 11/12: normalised throughput and goodput on T1 ({label})", a))
+        figno = "19" if jitter_fraction > 0 else "11"
+        tables.append(Table("throughput", f"Figs. {figno}/{int(figno) + 1}: normalised throughput and goodput on T1 ({label})",
+                            a))
+        for one_way, x in a.groupby("one_way"):
+            figs.append(Figure(f"throughput_{int(one_way * 1000)}ms",
+                               f"Fig. {figno}: normalised throughput on T1, {one_way * 1000:.0f} ms one way ({label})",
+                               plots.errorbars(x.assign(err=0.0), "conns", "throughput", "err", "buffer",
+                                               f"Throughput, T1, {one_way * 1000:.0f} ms", "connections",
+                                               "throughput / capacity", "buffer = ")))
+    if len(loss):
+        for acc in ("ISDN", "T1"):
+            x = agg[agg["access"] == acc]
+            if len(x):
+                figno = "20" if jitter_fraction > 0 else "12"
+                figs.append(Figure(f"goodput_{acc}", f"Fig. {figno}: normalised goodput on {acc}, 50 ms ({label})",
+                                   plots.errorbars(x.assign(err=0.0), "conns", "goodput", "err", "wc",
+                                                   f"Goodput on {acc}, 50 ms", "connections", "goodput / capacity",
+                                                   "W_c = ")))
+    few = m[m["study"] == "few"]
+    if len(few):
+        tables.append(Table("few_connections", "Fig. 21: loss growth for few connections, with and without random processing",
+                            few_connection_growth(few), paper="Fig. 21 (qualitative: linear growth with processing time)",
+                            note="exponent k of loss ∝ Conn^k, least squares on log-log over the points with loss > 0: "
+                                 "k ≈ 2 is the quadratic growth of Fig. 13, k ≈ 1 the linear growth of Fig. 21."))
+        a = few.groupby(["fraction", "buffer", "conns"], as_index=False)["loss"].mean()
+        a["curve"] = [f"B = {b}, processing {'U[0, 0.1·RTT]' if f > 0 else 'none'}" for f, b in zip(a["fraction"], a["buffer"])]
+        figs.append(Figure("few_connections", "Fig. 21: loss probability for few connections on T1, 50 ms",
+                           plots.errorbars(a.assign(err=0.0), "conns", "loss", "err", "curve",
+                                           "Loss for few connections, T1, 50 ms", "connections", "loss probability")))
     reg = [d for d in done if d.params.get("study") == "regime"]
     if reg:
         rows = []
@@ -312,6 +370,8 @@ def analyse_aggregate(done, label: str, jitter_fraction: float) -> Analysis:
                 ax3.scatter(w["time"], w["flow"].map(rank), s=0.3)
             ax3.set_xlabel("time (s)"), ax3.set_ylabel("connection (sorted by packets received)")
             ax3.set_title("ACK arrivals (last 10 s)")
+            if jitter_fraction > 0:
+                name = name.replace("Fig. 6", "Fig. 15").replace("Fig. 8", "Fig. 17").replace("Fig. 10", "Fig. 18")
             fig.suptitle(f"{name} pipe, T1, 50 ms ({label})")
             fig.tight_layout()
             figs.append(Figure("regime_" + name.split()[0], f"{name} pipe: buffer, goodput, ACK arrivals ({label})", fig))
