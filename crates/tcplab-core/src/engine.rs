@@ -9,6 +9,8 @@ use crate::tcp::{Kind, Receiver, Sender, SenderConfig, Tx};
 use crate::trace::{CapturedPacket, PcapWriter};
 use crate::traffic::CbrSource;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
 
 #[derive(Debug, Clone, Copy)]
 enum Ev {
@@ -60,6 +62,8 @@ struct Flow {
     /// The generator that created this flow.
     generator: Option<u32>,
     completion_seen: bool,
+    /// Counted in the active-connection counters of its forward path (started, not finished).
+    active: bool,
     /// Random per-packet processing time at the sender: (maximum, stream, time the last
     /// data packet left). Packets keep their order.
     processing: Option<(Time, Rng, Time)>,
@@ -99,12 +103,16 @@ pub struct World {
     generators: Vec<Generator>,
     /// Packets waiting out their sender's processing time.
     injecting: u64,
+    /// Per link direction: connections started and not finished whose path crosses it
+    /// (shared with the senders' fair-share estimators).
+    active_on_link: Vec<Arc<AtomicU32>>,
 }
 
 impl Flow {
     fn new(spec: FlowSpec, fwd: Vec<u32>, rev: Vec<u32>, generator: Option<u32>, seed: u64) -> Result<Flow, String> {
         let algo = cc::create(&spec.cc, &spec.cc_params).map_err(|e| format!("flow {}: {e}", spec.name))?;
-        let sender = Sender::new(SenderConfig::from_spec(&spec.tcp, spec.size), &spec.tcp, algo);
+        let mut sender = Sender::new(SenderConfig::from_spec(&spec.tcp, spec.size), &spec.tcp, algo);
+        sender.st.rng = Rng::stream(seed, &format!("flow:{}:cc", spec.name));
         let receiver = Receiver::new(
             spec.tcp.delayed_ack,
             spec.tcp.delack_count,
@@ -137,6 +145,7 @@ impl Flow {
             cbr,
             generator,
             completion_seen: false,
+            active: false,
         })
     }
 }
@@ -216,7 +225,12 @@ impl World {
             pcaps,
             generators,
             injecting: 0,
+            active_on_link: Vec::new(),
         };
+        w.active_on_link = (0..w.links.len()).map(|_| Arc::new(AtomicU32::new(0))).collect();
+        for f in 0..w.flows.len() {
+            w.attach_path_share(f);
+        }
         for (g, gen) in w.generators.iter_mut().enumerate() {
             let first = match gen.spec.kind.as_str() {
                 "poisson" => gen.spec.start + gen.rng.exponential(1.0 / gen.spec.rate.unwrap_or(1.0)),
@@ -282,6 +296,7 @@ impl World {
         match ev {
             Ev::Arrive(p) => self.arrive(now, p),
             Ev::Start(f) => {
+                self.set_active(f, true);
                 let mut out = std::mem::take(&mut self.scratch);
                 self.flows[f as usize].sender.start(now, &mut out);
                 self.emit(now, f, &mut out);
@@ -296,7 +311,10 @@ impl World {
                         c.schedule.clear();
                         c.gen += 1;
                     }
-                    None => fl.sender.stop(),
+                    None => {
+                        fl.sender.stop();
+                        self.set_active(f, false);
+                    }
                 }
             }
             Ev::CbrRate(f, k) => {
@@ -458,6 +476,7 @@ impl World {
         let flow = Flow::new(spec, fwd, rev, Some(g), self.seed).expect("generator spec validated");
         let f = self.flows.len() as u32;
         self.flows.push(flow);
+        self.attach_path_share(f as usize);
         self.handle(now, Ev::Start(f));
     }
 
@@ -471,6 +490,39 @@ impl World {
             _ => return,
         };
         self.q.schedule(now + secs(wait.max(0.0)), Ev::GenTick(g));
+    }
+
+    /// Give flow `f`'s sender the rates and active-connection counters of its forward path.
+    fn attach_path_share(&mut self, f: usize) {
+        let fl = &mut self.flows[f];
+        let links = fl
+            .fwd
+            .iter()
+            .map(|&l| cc::fair_share::LinkShare {
+                rate_bps: self.links[l as usize].rate,
+                active: self.active_on_link[l as usize].clone(),
+            })
+            .collect();
+        fl.sender.st.path = cc::PathShare {
+            links,
+            wire_bytes: fl.data_bytes as f64,
+        };
+    }
+
+    fn set_active(&mut self, f: u32, active: bool) {
+        let fl = &mut self.flows[f as usize];
+        if fl.active == active || fl.cbr.is_some() {
+            return;
+        }
+        fl.active = active;
+        for &l in &fl.fwd {
+            let c = &self.active_on_link[l as usize];
+            if active {
+                c.fetch_add(1, Ordering::Relaxed);
+            } else {
+                c.fetch_sub(1, Ordering::Relaxed);
+            }
+        }
     }
 
     fn arm_cc_timer(&mut self, now: Time, f: u32) {
@@ -514,6 +566,8 @@ impl World {
         let fl = &mut self.flows[f as usize];
         if !fl.completion_seen && fl.sender.stats.completion.is_some() {
             fl.completion_seen = true;
+            self.set_active(f, false);
+            let fl = &mut self.flows[f as usize];
             if let Some(g) = fl.generator {
                 self.generated_flow_done(now, g);
             }

@@ -4,13 +4,20 @@
 //!
 //! Adding an algorithm: one new file in this directory implementing the trait, and one
 //! line in [`REGISTRY`].
-use crate::sim::Time;
+use crate::sim::{Rng, Time};
 use std::collections::BTreeMap;
 
+mod esse;
+pub mod fair_share;
 mod newreno;
 mod reno;
+mod rfs;
+mod sender_side_mods;
 mod tahoe;
 mod westwood;
+mod wpp;
+
+pub use fair_share::PathShare;
 
 /// Algorithm parameters from the scenario (`cc_params`), all numeric.
 pub type Params = BTreeMap<String, f64>;
@@ -74,6 +81,10 @@ pub struct CcState {
     /// Events an algorithm wants recorded (name, value); the backplane time-stamps them
     /// into the run's `events` table.
     pub log: Vec<(&'static str, f64)>,
+    /// The bottleneck share along the forward path (fair-share estimators).
+    pub path: PathShare,
+    /// The connection's own random stream, for algorithms that draw.
+    pub rng: Rng,
 }
 
 impl CcState {
@@ -181,20 +192,41 @@ pub const REGISTRY: &[(&str, Constructor)] = &[
     ("westwood_be", westwood::Westwood::create_be),
     ("westwood_re", westwood::Westwood::create_re),
     ("westwood_crb", westwood::Westwood::create_crb),
+    ("rfs", sender_side_mods::SenderSideMods::create_rfs),
+    ("wpp", sender_side_mods::SenderSideMods::create_wpp),
+    ("esse", sender_side_mods::SenderSideMods::create_esse),
 ];
+
+/// Parameters whose values are names; the scenario turns a name into its index here.
+pub const CHOICE_PARAMS: &[(&str, &[&str])] = &[("error", fair_share::ERROR_NAMES)];
+
+/// The numeric code of a named parameter value, or an error listing what is allowed.
+pub fn choice_code(key: &str, value: &str) -> Result<f64, String> {
+    match CHOICE_PARAMS.iter().find(|(k, _)| *k == key) {
+        Some((_, names)) => names
+            .iter()
+            .position(|n| *n == value)
+            .map(|i| i as f64)
+            .ok_or_else(|| format!("{value:?} is not allowed; allowed: {}", names.join(", "))),
+        None => Err(format!("expected a number, got {value:?}")),
+    }
+}
 
 /// Names of all registered algorithms.
 pub fn names() -> Vec<&'static str> {
     REGISTRY.iter().map(|(n, _)| *n).collect()
 }
 
-/// Create the algorithm `name` with `params`; the error says what is allowed.
+/// Create the algorithm `name` with `params`; the error says what is allowed. Names joined by
+/// '+' combine the sender-side modifications (e.g. "rfs+wpp+esse").
 pub fn create(name: &str, params: &Params) -> Result<Box<dyn CongestionControl>, String> {
     match REGISTRY.iter().find(|(n, _)| *n == name) {
         Some((_, make)) => make(params),
+        None if name.contains('+') => sender_side_mods::SenderSideMods::create(name, params),
         None => Err(format!(
-            "unknown congestion-control algorithm {name:?}; allowed: {}",
-            names().join(", ")
+            "unknown congestion-control algorithm {name:?}; allowed: {} (and combinations of {} joined by '+')",
+            names().join(", "),
+            sender_side_mods::MODIFICATIONS.join(", ")
         )),
     }
 }
@@ -230,6 +262,8 @@ pub(crate) fn test_state(cwnd: f64, ssthresh: f64) -> CcState {
         min_rtt: f64::INFINITY,
         phase: Phase::CongestionAvoidance,
         log: Vec::new(),
+        path: PathShare::default(),
+        rng: Rng::from_seed(1),
     }
 }
 

@@ -373,6 +373,14 @@ fn num(path: &str, v: &Value) -> Result<f64, SpecError> {
     }
 }
 
+/// A cc parameter: a number, or a name for the parameters that take one (`error = "tbe"`).
+fn cc_param(path: &str, key: &str, v: &Value) -> Result<f64, SpecError> {
+    match v {
+        Value::String(name) => cc::choice_code(key, name).map_err(|m| SpecError(format!("{path}: {m}"))),
+        _ => num(path, v),
+    }
+}
+
 fn int_at_least(path: &str, v: &Value, min: u64) -> Result<u64, SpecError> {
     let x = match v {
         Value::Number(n) if n.is_u64() => n.as_u64().unwrap(),
@@ -773,7 +781,7 @@ fn expand_flow(
     let cc_params: BTreeMap<String, f64> = match &f.cc_params {
         Some(m) => m
             .iter()
-            .map(|(k, v)| Ok((k.clone(), num(&format!("{p}.cc_params.{k}"), v)?)))
+            .map(|(k, v)| Ok((k.clone(), cc_param(&format!("{p}.cc_params.{k}"), k, v)?)))
             .collect::<Result<_, SpecError>>()?,
         None => BTreeMap::new(),
     };
@@ -970,7 +978,7 @@ fn expand_generator(
     let cc_params: BTreeMap<String, f64> = match &g.cc_params {
         Some(m) => m
             .iter()
-            .map(|(k, v)| Ok((k.clone(), num(&format!("{p}.cc_params.{k}"), v)?)))
+            .map(|(k, v)| Ok((k.clone(), cc_param(&format!("{p}.cc_params.{k}"), k, v)?)))
             .collect::<Result<_, SpecError>>()?,
         None => BTreeMap::new(),
     };

@@ -112,6 +112,8 @@ impl Sender {
             min_rtt: f64::INFINITY,
             phase: Phase::SlowStart,
             log: Vec::new(),
+            path: Default::default(),
+            rng: crate::sim::Rng::from_seed(0),
         };
         let rto = cfg.initial_rto;
         Sender {
@@ -393,8 +395,16 @@ impl Sender {
         } else {
             self.rto_deadline = None;
         }
+        self.flush_cc_log(now);
         self.complete_if_done(now, out);
         self.try_send(now, out);
+    }
+
+    /// Record the events an algorithm logged outside a congestion signal.
+    fn flush_cc_log(&mut self, now: Time) {
+        for (n, v) in std::mem::take(&mut self.st.log) {
+            self.log(now, n, v);
+        }
     }
 
     fn on_dup_ack(&mut self, now: Time, out: &mut Vec<Tx>) {
