@@ -243,3 +243,35 @@ def test_goodput_matches_delivered_bytes():
     f = r.flows
     np.testing.assert_allclose(f["goodput_bps"], f["delivered_bytes"] * 8 / 20.0)
     assert 8e6 < f["goodput_bps"].sum() <= 10e6
+
+
+def test_progress_is_reported_and_an_exception_in_it_stops_the_run():
+    spec = (tcplab.Scenario(duration=3000)
+            .dumbbell(pairs=8, bottleneck=dict(rate="100Mbps", delay="10ms", queue=100),
+                      access=dict(rate="1Gbps", delay="1ms", queue=1000))
+            .flow(src="s{i}", dst="d{i}", count=8))
+    seen = []
+
+    class Enough(Exception):
+        pass
+
+    def progress(now, end, events):
+        seen.append((now, end, events))
+        if len(seen) == 2:
+            raise Enough()
+
+    with pytest.raises(Enough):
+        tcplab.run(spec, progress=progress)
+    assert len(seen) == 2
+    (t1, end, e1), (t2, _, e2) = seen
+    assert end == 3000.0 and 0 < t1 < t2 < end and 0 < e1 < e2
+
+
+def test_progress_printed_on_stderr(capsys):
+    spec = (tcplab.Scenario(duration=400)
+            .dumbbell(pairs=8, bottleneck=dict(rate="100Mbps", delay="10ms", queue=100),
+                      access=dict(rate="1Gbps", delay="1ms", queue=1000))
+            .flow(src="s{i}", dst="d{i}", count=8))
+    tcplab.run(spec, progress=True)
+    err = capsys.readouterr().err
+    assert "simulated" in err and "of 400.0 s" in err

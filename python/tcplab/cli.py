@@ -90,7 +90,8 @@ def cmd_run(args) -> int:
     from tcplab.scenario import load_scenario
 
     spec = load_scenario(args.scenario)
-    res = run(spec, seed=args.seed)
+    # Progress on stderr for interactive use; pipes and logs stay clean.
+    res = run(spec, seed=args.seed, progress=sys.stderr.isatty())
     out = Path(args.out) if args.out else Path("results") / Path(args.scenario).stem
     if args.plot and res.flow_ts.empty:
         raise UsageError("--plot needs time series: set sim.sample_interval in the scenario")

@@ -4,10 +4,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
@@ -101,19 +102,34 @@ def _frame(columns: dict) -> pd.DataFrame:
     return pd.DataFrame({k: _column(v) for k, v in columns.items()})
 
 
-def run(spec: Any, seed: int | None = None, wall_limit: float | None = None) -> Results:
+def print_progress(now: float, end: float, events: int, stream=None) -> None:
+    """A one-line progress report (simulated time, share done, events) on stderr."""
+    stream = stream or sys.stderr
+    stream.write(f"\rsimulated {now:.1f} of {end:.1f} s ({100 * now / end if end else 100:.0f} %), "
+                 f"{events / 1e6:.1f} M events")
+    stream.flush()
+
+
+def run(spec: Any, seed: int | None = None, wall_limit: float | None = None,
+        progress: bool | Callable[[float, float, int], Any] = False) -> Results:
     """Run one simulation of ``spec`` (a dict, a :class:`Scenario`, or a TOML path).
 
     ``seed`` defaults to the spec's ``sim.seed`` (1 if absent). Raises
     :class:`tcplab.ScenarioError` for an invalid spec, naming the field, and
     :class:`tcplab.SimulationError` if the run fails or exceeds ``wall_limit`` seconds.
+    ``progress=True`` prints the simulated time on stderr about once a second; a callable
+    is called instead as ``progress(simulated_now, simulated_end, events)``. Ctrl-C stops
+    the run with ``KeyboardInterrupt``.
     """
     d = as_spec(spec)
     if seed is None:
         seed = (d.get("sim") or {}).get("seed", 1)
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0 or seed >= 2**64:
         raise _core.ScenarioError(f"seed: {seed!r} is not allowed; must be an integer in [0, 2^64)")
-    out = _core.run(to_json(d), seed, wall_limit)
+    callback = print_progress if progress is True else (progress or None)
+    out = _core.run(to_json(d), seed, wall_limit, callback)
+    if progress is True:
+        sys.stderr.write("\n")
     return Results(
         summary=out["summary"],
         pcaps=dict(out["pcaps"]),

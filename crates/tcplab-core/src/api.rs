@@ -94,14 +94,22 @@ pub fn run(spec_json: &str, seed: u64) -> Result<RunOutput, Error> {
 /// Run one simulation, failing with a `Simulation` error once `wall_limit` seconds of
 /// wall-clock time have passed (used by sweeps to bound a run).
 pub fn run_limited(spec_json: &str, seed: u64, wall_limit: Option<f64>) -> Result<RunOutput, Error> {
+    run_with_progress(spec_json, seed, wall_limit, None)
+}
+
+/// Run one simulation, reporting progress about once per wall-clock second to `progress`
+/// (simulated now, simulated end, events processed; return false to interrupt the run).
+pub fn run_with_progress(
+    spec_json: &str,
+    seed: u64,
+    wall_limit: Option<f64>,
+    progress: Option<&mut dyn FnMut(f64, f64, u64) -> bool>,
+) -> Result<RunOutput, Error> {
     let t0 = Instant::now();
     let spec = scenario::parse(spec_json).map_err(|e| Error::Scenario(e.0))?;
     let mut world = World::new(spec, seed).map_err(Error::Scenario)?;
     let t1 = Instant::now();
-    match wall_limit {
-        Some(limit) => world.run_with_limit(limit).map_err(Error::Simulation)?,
-        None => world.run(),
-    }
+    world.run_observed(wall_limit, progress).map_err(Error::Simulation)?;
     let t2 = Instant::now();
     world.check_invariants().map_err(Error::Simulation)?;
     let (flows, links, flow_ts, link_ts, events) = world.output();

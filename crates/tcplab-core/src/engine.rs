@@ -264,24 +264,46 @@ impl World {
 
     /// Run to the end of the simulation.
     pub fn run(&mut self) {
-        while let Some((now, ev)) = self.q.pop_until(self.end) {
-            self.handle(now, ev);
-        }
-        self.q.advance_to(self.end);
+        self.run_observed(None, None).expect("no limit, no observer");
     }
 
     /// Run to the end, giving up when `wall_limit` (seconds of wall-clock time) is exceeded.
     pub fn run_with_limit(&mut self, wall_limit: f64) -> Result<(), String> {
+        self.run_observed(Some(wall_limit), None)
+    }
+
+    /// Run to the end. `progress(simulated now, simulated end, events)` is called about once
+    /// per wall-clock second; it returns false to stop the run (an interrupt). The run also
+    /// stops once `wall_limit` seconds of wall-clock time have passed.
+    pub fn run_observed(
+        &mut self,
+        wall_limit: Option<f64>,
+        mut progress: Option<&mut dyn FnMut(f64, f64, u64) -> bool>,
+    ) -> Result<(), String> {
         let start = std::time::Instant::now();
+        let mut last_report = 0.0;
         let mut n: u32 = 0;
         while let Some((now, ev)) = self.q.pop_until(self.end) {
             self.handle(now, ev);
             n = n.wrapping_add(1);
-            if n % 65_536 == 0 && start.elapsed().as_secs_f64() > wall_limit {
+            if n % 65_536 != 0 || (wall_limit.is_none() && progress.is_none()) {
+                continue;
+            }
+            let elapsed = start.elapsed().as_secs_f64();
+            if wall_limit.is_some_and(|limit| elapsed > limit) {
                 return Err(format!(
-                    "wall-clock limit of {wall_limit} s exceeded at simulated time {:.3} s",
+                    "wall-clock limit of {} s exceeded at simulated time {:.3} s",
+                    wall_limit.unwrap(),
                     to_secs(now)
                 ));
+            }
+            if let Some(report) = progress.as_mut() {
+                if elapsed - last_report >= 1.0 {
+                    last_report = elapsed;
+                    if !report(to_secs(now), to_secs(self.end), self.q.processed()) {
+                        return Err(format!("interrupted at simulated time {:.3} s", to_secs(now)));
+                    }
+                }
             }
         }
         self.q.advance_to(self.end);

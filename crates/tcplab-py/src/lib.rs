@@ -68,12 +68,44 @@ fn table_to_dict<'py>(py: Python<'py>, np: &Bound<'py, PyModule>, t: &Table) -> 
 /// Returns a dict with the tables `flows`, `links`, `flow_ts`, `link_ts`, `events` (each a
 /// dict of column name -> numpy array or list of str), `pcaps` (name -> pcap bytes) and
 /// `summary` (a dict; its `spec` is the normalised spec).
+///
+/// `progress`, if given, is called about once per wall-clock second as
+/// `progress(simulated_now, simulated_end, events)`; if it raises, or a signal such as
+/// Ctrl-C arrives, the run stops and the exception propagates.
 #[pyfunction]
-#[pyo3(signature = (spec_json, seed, wall_limit=None))]
-fn run(py: Python<'_>, spec_json: String, seed: u64, wall_limit: Option<f64>) -> PyResult<Py<PyDict>> {
-    let out = py
-        .allow_threads(move || guarded(move || api::run_limited(&spec_json, seed, wall_limit)))
-        .map_err(to_py_err)?;
+#[pyo3(signature = (spec_json, seed, wall_limit=None, progress=None))]
+fn run(
+    py: Python<'_>,
+    spec_json: String,
+    seed: u64,
+    wall_limit: Option<f64>,
+    progress: Option<PyObject>,
+) -> PyResult<Py<PyDict>> {
+    let mut raised: Option<PyErr> = None;
+    let result = py.allow_threads(|| {
+        guarded(std::panic::AssertUnwindSafe(|| {
+            let mut report = |now: f64, end: f64, events: u64| -> bool {
+                Python::with_gil(|py| {
+                    let outcome = py.check_signals().and_then(|_| match &progress {
+                        Some(cb) => cb.call1(py, (now, end, events)).map(|_| ()),
+                        None => Ok(()),
+                    });
+                    match outcome {
+                        Ok(()) => true,
+                        Err(e) => {
+                            raised = Some(e);
+                            false
+                        }
+                    }
+                })
+            };
+            api::run_with_progress(&spec_json, seed, wall_limit, Some(&mut report))
+        }))
+    });
+    if let Some(e) = raised {
+        return Err(e);
+    }
+    let out = result.map_err(to_py_err)?;
     let np = py.import_bound("numpy")?;
     let d = PyDict::new_bound(py);
     d.set_item("flows", table_to_dict(py, &np, &out.flows)?)?;
