@@ -275,3 +275,12 @@ def test_progress_printed_on_stderr(capsys):
     tcplab.run(spec, progress=True)
     err = capsys.readouterr().err
     assert "simulated" in err and "of 400.0 s" in err
+
+
+def test_a_panic_in_the_core_becomes_a_simulation_error():
+    from tcplab import _core
+
+    with pytest.raises(tcplab.SimulationError, match="panic in the simulator core: boom at t=3"):
+        _core._panic_in_core("boom at t=3")
+    # the interpreter and the extension still work afterwards
+    assert "newreno" in _core.algorithms()

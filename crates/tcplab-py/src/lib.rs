@@ -136,11 +136,19 @@ fn algorithms() -> Vec<&'static str> {
     api::algorithms()
 }
 
+/// Panic inside the core's guard (for tests of the panic-to-`SimulationError` path only).
+#[pyfunction]
+fn _panic_in_core(py: Python<'_>, message: String) -> PyResult<()> {
+    py.allow_threads(move || guarded(move || -> Result<(), api::Error> { panic!("{message}") }))
+        .map_err(to_py_err)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_in_core, m)?)?;
     m.add("ScenarioError", m.py().get_type_bound::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type_bound::<SimulationError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
