@@ -120,3 +120,34 @@ def test_ns2_link_counters_conserve_packets(position):
             assert r.arrivals == r.departures + r.drops_queue + r.waiting
     for r in lossy.itertuples():
         assert 0.007 < r.drops_loss / r.arrivals < 0.013
+
+
+def asymmetric(loss=0.0):
+    """Westwood's topology (b): data r1→r2 over the bottleneck, ACKs back r2→r3→r1 over a
+    separate path (the direct r2→r1 direction costs more)."""
+    return (
+        tcplab.Scenario(duration=60)
+        .node("s").node("r1").node("r2").node("r3").node("d")
+        .link("s", "r1", rate="100Mbps", delay="1ms", queue=1000)
+        .link("r1", "r2", rate="10Mbps", delay="20ms", queue=40, loss_ab=loss, cost_ba=10)
+        .link("r2", "r3", rate="10Mbps", delay="30ms", queue=100)
+        .link("r3", "r1", rate="10Mbps", delay="30ms", queue=100)
+        .link("r2", "d", rate="100Mbps", delay="1ms", queue=1000)
+        .flow(src="s", dst="d", count=2, tcp=dict(rwnd=1000))
+    )
+
+
+def test_acks_on_a_separate_path_and_ns2_agrees():
+    spec = asymmetric()
+    r = tcplab.run(spec, seed=1)
+    links = r.links.set_index(["src", "dst"])
+    assert links.loc[("r2", "r1"), "arrivals"] == 0, "no ACK takes the expensive direct direction"
+    assert links.loc[("r2", "r3"), "arrivals"] > 1000 and links.loc[("r3", "r1"), "arrivals"] > 1000
+    assert "$ns cost $n(1) $n(2)" not in tcl_script(tcplab.normalise(spec), 1)
+    assert "$ns cost $n(2) $n(1) 10" in tcl_script(tcplab.normalise(spec), 1)
+    require_tool("ns")
+    m = measure(spec)
+    ours, theirs = m["goodput_bps"]
+    assert abs(ours - theirs) / theirs < 0.05, (ours, theirs)
+    b = run_ns2(spec, 1)["links"].set_index(["src", "dst"])
+    assert b.loc[("r2", "r1"), "arrivals"] == 0, "ns-2 routes the ACKs the same way"

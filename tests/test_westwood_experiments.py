@@ -1,5 +1,6 @@
 """The Westwood paper's headline claims, checked on the quick experiment sizes."""
 import pandas as pd
+import tcplab
 import pytest
 
 from tcplab.sweep import run_experiment
@@ -53,3 +54,16 @@ def test_fairness_and_tradeoff_tables(out):
     d, rep = run_experiment("westwood_tradeoff", size="quick", jobs=2, out=out)
     f24 = table(d, "fig24")
     assert set(f24["TCPW"]) == {"BE", "CRB"} and f24["G"].notna().all() and f24["L"].notna().all()
+
+
+def test_topology_b_routes_acks_apart_and_lone_flows_are_unchanged(out):
+    from tcplab.experiments.westwood import bottleneck_spec
+
+    r = tcplab.run(bottleneck_spec(["westwood_crb"], 5e6, 0.07, 32, 0.01, 20, 1, ack_path="separate"), seed=1)
+    links = r.links.set_index(["src", "dst"])
+    assert links.loc[("r2", "r1"), "arrivals"] == 0 and links.loc[("r3", "r1"), "arrivals"] > 500
+    d, rep = run_experiment("westwood_ack_path", size="quick", jobs=2, out=out)
+    assert not rep.failed
+    t = table(d, "ack_path")
+    alone = t[~t["who"].str.contains(":")]
+    assert len(alone) == 8 and alone["verdict"].str.startswith("holds").all()

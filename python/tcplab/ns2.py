@@ -88,6 +88,11 @@ def tcl_script(spec: dict, seed: int, loss_position: str = "head", agent_options
                 # packet is dropped, even on an idle link.
                 raise Ns2Error(f"links[{k}].queue_{d}: {q}; ns-2's DropTail with queue-limit 1 drops every packet")
             L.append(f"$ns queue-limit $n({x}) $n({y}) {q}")
+            c = l.get(f"cost_{d}", 1.0)
+            if c != 1.0:
+                if c != int(c):
+                    raise Ns2Error(f"links[{k}].cost_{d}: {c}; ns-2's static routing takes whole-number costs")
+                L.append(f"$ns cost $n({x}) $n({y}) {int(c)}")
             L.append(f"lappend qms [list {k} {x} {y} [$ns monitor-queue $n({x}) $n({y}) \"\"]]")
             if p > 0:
                 # Each error model draws from its own RNG stream, seeded from the run seed.

@@ -161,13 +161,16 @@ impl World {
             .collect();
         let mut adj: Vec<Vec<(u32, u32)>> = vec![Vec::new(); spec.nodes.len()];
         let mut links = Vec::with_capacity(spec.links.len() * 2);
+        let mut cost = Vec::with_capacity(spec.links.len() * 2);
         for (i, l) in spec.links.iter().enumerate() {
             let a = node_index[l.a.as_str()];
             let b = node_index[l.b.as_str()];
             let delay = secs(l.delay);
-            for (from, to, queue, loss, dir) in
-                [(a, b, l.queue_ab, l.loss_ab, "ab"), (b, a, l.queue_ba, l.loss_ba, "ba")]
-            {
+            for (from, to, queue, loss, c, dir) in [
+                (a, b, l.queue_ab, l.loss_ab, l.cost_ab, "ab"),
+                (b, a, l.queue_ba, l.loss_ba, l.cost_ba, "ba"),
+            ] {
+                cost.push(c);
                 let id = links.len() as u32;
                 let rng = Rng::stream(seed, &format!("link:{}:{}:{dir}", l.a, l.b));
                 links.push(LinkDir::new(i as u32, from, to, l.rate, delay, queue, loss, rng));
@@ -176,8 +179,8 @@ impl World {
         }
         let route = |what: &str, a: &str, b: &str| -> Result<(Vec<u32>, Vec<u32>), String> {
             let (src, dst) = (node_index[a], node_index[b]);
-            let fwd = shortest_path(&adj, src, dst).ok_or_else(|| format!("{what}: no route"))?;
-            let rev = shortest_path(&adj, dst, src).ok_or_else(|| format!("{what}: no route back"))?;
+            let fwd = shortest_path(&adj, &cost, src, dst).ok_or_else(|| format!("{what}: no route"))?;
+            let rev = shortest_path(&adj, &cost, dst, src).ok_or_else(|| format!("{what}: no route back"))?;
             if fwd.len() > u16::MAX as usize || rev.len() > u16::MAX as usize {
                 return Err(format!("{what}: path too long"));
             }

@@ -30,15 +30,24 @@ def pipe(rate_bps: float, rtt_s: float) -> int:
 
 
 def bottleneck_spec(ccs, rate_bps, rtt_s, buffer, loss, duration, seed, udp=None, sample=0.0, starts=None,
-                    stops=None):
+                    stops=None, ack_path="same"):
     """A dumbbell whose bottleneck r1→r2 drops data at random with probability `loss`.
-    Access links are 100× faster with 1 ms delay; the bottleneck delay makes the RTT."""
+    Access links are 100× faster with 1 ms delay; the bottleneck delay makes the RTT.
+    ``ack_path="separate"`` is the paper's topology (b): ACKs return r2→r3→r1 over two links
+    of the bottleneck's rate and half its delay each (same RTT), never through r2→r1."""
     n = len(ccs)
     one_way = max(rtt_s / 2 - 0.002, 0.0)
     rng = np.random.default_rng(seed)
     starts = starts if starts is not None else rng.uniform(0, 1, n).round(6).tolist()
     nodes = [{"name": "r1", "kind": "router"}, {"name": "r2", "kind": "router"}]
     links = [{"a": "r1", "b": "r2", "rate": rate_bps, "delay": one_way, "queue": buffer, "loss_ab": loss}]
+    if ack_path == "separate":
+        nodes.append({"name": "r3", "kind": "router"})
+        links[0]["cost_ba"] = 10
+        links += [{"a": "r2", "b": "r3", "rate": rate_bps, "delay": one_way / 2, "queue": 1000, "cost_ba": 10},
+                  {"a": "r3", "b": "r1", "rate": rate_bps, "delay": one_way / 2, "queue": 1000, "cost_ba": 10}]
+    elif ack_path != "same":
+        raise ValueError(f"ack_path: {ack_path!r}; allowed: same, separate")
     flows = []
     hosts = n + (1 if udp else 0)
     for i in range(hosts):
@@ -420,6 +429,47 @@ def analyse_lossy(done) -> Analysis:
             fig.axes[0].set_xscale("symlog", linthresh=0.0005)
         figs.append(Figure(figure, f"{figure.replace('fig', 'Fig. ')}: mean ± 95 % CI", fig))
     return Analysis(tables, figs)
+
+
+# --------------------------------------------------------------------------- topology (b)
+
+ACK_PATH_GRID = {"quick": dict(losses=[0.0, 0.01]), "full": dict(losses=[0.0, 0.001, 0.005, 0.01, 0.02])}
+
+
+@experiment("westwood_ack_path", "Topologies (a) and (b): ACKs on the data path or on a separate path; one flow "
+            "alone and a CRB/NewReno pair on a lossy 5 Mb/s, 70 ms bottleneck", PAPER)
+def westwood_ack_path(size: str) -> Plan:
+    z, grid = SIZES[size], ACK_PATH_GRID[size]
+    runs = []
+    for s in z["seeds"]:
+        for path in ("same", "separate"):
+            for loss in grid["losses"]:
+                for cc in ALGOS:
+                    runs.append(Run({"ack_path": path, "loss": loss, "case": "alone", "cc": cc},
+                                    bottleneck_spec([cc], 5e6, 0.070, 32, loss, z["duration"], s, ack_path=path), s))
+                runs.append(Run({"ack_path": path, "loss": loss, "case": "CRB+NewReno", "cc": "westwood_crb"},
+                                bottleneck_spec(["westwood_crb", "newreno"], 5e6, 0.070, 32, loss, z["duration"], s,
+                                                ack_path=path), s))
+    return Plan(runs, analyse_ack_path, {"bottleneck": "5 Mb/s, 70 ms RTT, buffer 32", "grid": grid,
+                                         "separate ACK path": "r2→r3→r1, 5 Mb/s, same delay, no loss"})
+
+
+def analyse_ack_path(done) -> Analysis:
+    g = goodputs(done)
+    g["who"] = np.where(g["case"] == "alone", g["cc"].map(LABEL), g["case"] + ": " + g["flow_cc"].map(LABEL))
+    m = g.groupby(["loss", "who", "ack_path"])["mbps"].mean().unstack("ack_path").reset_index()
+    m["(b) / (a)"] = m["separate"] / m["same"]
+    m = m.rename(columns={"same": "(a) same path Mb/s", "separate": "(b) separate path Mb/s"})
+    m["verdict"] = [verdict(abs(r - 1) < 0.1, "the ACK path does not change the throughput (±10 %)")
+                    for r in m["(b) / (a)"]]
+    fig, ax = plots.new("Topology (b) against (a)", "throughput with ACKs on the data path (Mb/s)",
+                        "throughput with ACKs on a separate path (Mb/s)")
+    ax.scatter(m["(a) same path Mb/s"], m["(b) separate path Mb/s"])
+    hi = float(max(m["(a) same path Mb/s"].max(), m["(b) separate path Mb/s"].max()))
+    ax.plot([0, hi], [0, hi], "k--", linewidth=1)
+    return Analysis([Table("ack_path", "Throughput in topologies (a) and (b)", m,
+                           note="(b): the reverse path is uncongested and lossless; ACKs see no queue on r2→r1.")],
+                    [Figure("ack_path", "Topology (b) against (a), one point per algorithm and loss rate", fig)])
 
 
 # --------------------------------------------------------------------------- section 6.2

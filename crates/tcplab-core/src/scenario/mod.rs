@@ -111,6 +111,12 @@ struct RawLink {
     loss_ab: Option<Value>,
     #[serde(default)]
     loss_ba: Option<Value>,
+    #[serde(default)]
+    cost: Option<Value>,
+    #[serde(default)]
+    cost_ab: Option<Value>,
+    #[serde(default)]
+    cost_ba: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -263,6 +269,9 @@ pub struct LinkSpec {
     pub queue_ba: u32,
     pub loss_ab: f64,
     pub loss_ba: f64,
+    /// Routing cost of each direction (routes are least-cost paths; 1 = fewest hops).
+    pub cost_ab: f64,
+    pub cost_ba: f64,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -371,6 +380,14 @@ fn num(path: &str, v: &Value) -> Result<f64, SpecError> {
         Some(x) if x.is_finite() => Ok(x),
         _ => err(path, format!("expected a number, got {v}")),
     }
+}
+
+fn route_cost(path: &str, v: &Value) -> Result<f64, SpecError> {
+    let c = num(path, v)?;
+    if !(c > 0.0) {
+        return err(path, format!("{c} is not allowed; a routing cost must be > 0"));
+    }
+    Ok(c)
 }
 
 /// A cc parameter: a number, or a name for the parameters that take one (`error = "tbe"`).
@@ -602,6 +619,18 @@ fn normalise(raw: RawSpec) -> Result<Spec, SpecError> {
             Some(v) => prob(&format!("{p}.loss_ba"), v)?,
             None => loss,
         };
+        let cost = match &l.cost {
+            Some(v) => route_cost(&format!("{p}.cost"), v)?,
+            None => 1.0,
+        };
+        let cost_ab = match &l.cost_ab {
+            Some(v) => route_cost(&format!("{p}.cost_ab"), v)?,
+            None => cost,
+        };
+        let cost_ba = match &l.cost_ba {
+            Some(v) => route_cost(&format!("{p}.cost_ba"), v)?,
+            None => cost,
+        };
         links.push(LinkSpec {
             a: l.a.clone(),
             b: l.b.clone(),
@@ -611,6 +640,8 @@ fn normalise(raw: RawSpec) -> Result<Spec, SpecError> {
             queue_ba,
             loss_ab,
             loss_ba,
+            cost_ab,
+            cost_ba,
         });
     }
 
@@ -719,6 +750,8 @@ fn dumbbell(d: &RawDumbbell, nodes: &mut Vec<NodeSpec>, links: &mut Vec<LinkSpec
         queue_ba: q,
         loss_ab: loss,
         loss_ba: loss,
+        cost_ab: 1.0,
+        cost_ba: 1.0,
     };
     links.push(link("r1".into(), "r2".into(), b_rate, b_delay, b_queue, b_loss));
     for (i, delay) in a_delays.iter().enumerate() {
