@@ -24,7 +24,7 @@ mean_window, timeouts_per_flow, fast_recoveries_per_flow, solve_time_s, variant,
   ``load`` the nominal normalised load rho = lambda * E[L] * S / C (0 < rho < 1).
 - ``Variant(rfs=False, wpp=False, wpp_p=0.5, esse=False, error="bbe", delta_minus=0.25,
   delta_plus=0.25, esse_error=None, esse_min_window=5, fair_share="ensemble")``.
-- ``solve(scenario, variant=Variant(), *, tol=1e-6, damping=0.5, max_iter=3000)``: the
+- ``solve(scenario, variant=Variant(), *, tol=1e-6, damping=1.0, max_iter=3000)``: the
   fixed point of the OMQN and the M^[D]/M/1/B bottleneck; raises ``OmqnConvergenceError``
   (naming the scenario and the last residuals) when it does not converge.
 - ``solve_given_loss(scenario, variant, p, rtt, t0=None, w_fs=None)``: the OMQN alone for a
@@ -712,6 +712,7 @@ class OmqnResult:
     residuals: dict = field(default_factory=dict)
     departure_rate: float = 0.0  # flows/s leaving (= lambda)
     solve_time_s: float = 0.0
+    state: tuple | None = field(default=None, repr=False)   # (batch rates, W_fs): warm start
 
     def row(self) -> dict:
         d = {k: getattr(self, k) for k in ("drop_rate", "completion_time", "throughput_bps",
@@ -785,17 +786,17 @@ def _rel(new, old, floor):
 
 
 def solve(scenario: OmqnScenario, variant: Variant = Variant(), *, tol: float = 1e-6,
-          damping: float = 0.5, max_iter: int = 3000, initial: tuple | None = None) -> OmqnResult:
+          damping: float = 1.0, max_iter: int = 3000, initial: tuple | None = None) -> OmqnResult:
     """The fixed point of the OMQN and the M^[D]/M/1/B bottleneck (FPA).
 
     Iteration: the bottleneck queue, fed by the batch arrivals of the current iterate, gives the
     first-loss vector, the loss probability p, the mean sojourn (RTT = propagation + sojourn)
     and T0; the OMQN then gives the new batch arrivals (offered load Lambda) and the new
-    ensemble-average window (W_fs). The iterate moves by a damping factor alpha (halved when
-    the residual grows, regrown by 10 % up to ``damping`` otherwise). Converged when the
+    ensemble-average window (W_fs). The iterate moves by a relaxation factor alpha (halved when
+    the residual grows, floor 0.05; regrown by 10 % up to ``damping`` otherwise). Converged when the
     relative changes of p, RTT, Lambda (and W_fs when RFS/ESSE use it) between the input
     and the output of one step are all below ``tol``. ``initial`` = (batch_rates, w_fs) warm
-    start (``OmqnResult.residuals["state"]``)."""
+    start (``OmqnResult.state``)."""
     t_start = time.perf_counter()
     _positive("tol", tol)
     if not (0 < damping <= 1):
@@ -837,10 +838,11 @@ def solve(scenario: OmqnScenario, variant: Variant = Variant(), *, tol: float = 
             res["w_fs"] = _rel(ws_new, ws, 1e-300)
         norm = max(res.values())
         if norm < tol:
-            res["state"] = (r.copy(), ws)
-            return _result(sc, v, out, q.loss, rtt, q.sojourn, q.utilization, t0, it, res, t_start)
+            out_res = _result(sc, v, out, q.loss, rtt, q.sojourn, q.utilization, t0, it, res, t_start)
+            out_res.state = (r.copy(), ws)
+            return out_res
         if norm > prev:
-            alpha = max(0.5 * alpha, 1e-3)
+            alpha = max(0.5 * alpha, 0.05)
         else:
             alpha = min(1.1 * alpha, damping)
         prev = norm
@@ -849,7 +851,7 @@ def solve(scenario: OmqnScenario, variant: Variant = Variant(), *, tol: float = 
     raise OmqnConvergenceError(
         f"OMQN fixed point did not converge in {max_iter} iterations (tol={tol}, damping={damping}) "
         f"for scenario {asdict(sc)} and variant {asdict(v)}; last relative residuals "
-        + ", ".join(f"{k}={val:.3g}" for k, val in res.items() if k != "state"))
+        + ", ".join(f"{k}={val:.3g}" for k, val in res.items()))
 
 
 def sweep_load(scenario: OmqnScenario, variant: Variant = Variant(), loads=DEFAULT_LOADS, *,
@@ -867,6 +869,6 @@ def sweep_load(scenario: OmqnScenario, variant: Variant = Variant(), loads=DEFAU
         sc = replace(scenario, load=float(rho))
         res = solve(sc, variant, initial=init if warm_start else None, **solve_kwargs)
         if warm_start:
-            init = res.residuals["state"]
+            init = res.state
         rows.append(res.row())
     return pd.DataFrame(rows)
