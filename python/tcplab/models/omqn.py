@@ -663,6 +663,8 @@ class _Network:
         n_chain_rounds = f_chain * visits * rtt
         n_fr = float(flow[i_ok] @ e["k"][i_ok] * rtt + flow[i_fail].sum() * rtt)
         n_to = f_chain * t_timeouts
+        n_to_levels = f_chain * p1 ** np.arange(kmax + 1) * tk
+        n_to_levels[kmax] = f_chain * p1**kmax / (1 - p1) * tk[kmax]
         n_ss = float(x[self.ix_ss].sum() * rtt) + n_chain_rounds
         n_ca = float(x[self.ix_ca].sum() * rtt)
         total = n_round + n_chain_rounds + n_fr + n_to
@@ -678,7 +680,7 @@ class _Network:
         delivered = float(flow @ e["deliv"])
         chain_flow, fr_flow = f_chain, float(f_fr.sum())
         return dict(lambda_nodes=x, batch_rates=rates, offered=float(np.arange(1, self.bmax + 1) @ rates),
-                    mean_customers=total, n_ss=n_ss, n_ca=n_ca, n_fr=n_fr, n_to=n_to,
+                    mean_customers=total, n_to_levels=n_to_levels, n_ss=n_ss, n_ca=n_ca, n_fr=n_fr, n_to=n_to,
                     mean_window=mean_window, exit_rate=exit_rate, delivered=delivered,
                     timeouts=chain_flow, fast_recoveries=fr_flow,
                     w_fs=ws)
@@ -735,7 +737,8 @@ def _result(sc, v, out, q_loss, rtt, sojourn, util, t0, iterations, residuals, t
         w_fs=out["w_fs"], mean_window=out["mean_window"], timeouts_per_flow=out["timeouts"] / lam,
         fast_recoveries_per_flow=out["fast_recoveries"] / lam,
         occupancy=dict(slow_start=out["n_ss"], congestion_avoidance=out["n_ca"],
-                       fast_recovery=out["n_fr"], timeout=out["n_to"]),
+                       fast_recovery=out["n_fr"], timeout=out["n_to"],
+                       **{f"timeout_backoff_{k}": float(n) for k, n in enumerate(out["n_to_levels"])}),
         residuals=residuals, departure_rate=out["exit_rate"], solve_time_s=time.perf_counter() - t_start)
 
 
