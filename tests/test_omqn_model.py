@@ -316,3 +316,14 @@ def test_init_ssthresh_limits_the_first_slow_start():
 def replace_load(sc, load):
     from dataclasses import replace
     return replace(sc, load=load)
+
+
+def test_burst_option():
+    sc = OmqnScenario.access(flow_packets=100, mws=32, load=0.7)
+    win = solve(sc, Variant())
+    ss = solve(sc, Variant(), burst="slow_start")
+    # ACK-clocked congestion-avoidance rounds are much less bursty: far fewer drops
+    assert ss.drop_rate < 0.1 * win.drop_rate
+    assert ss.departure_rate == pytest.approx(sc.arrival_rate, rel=1e-9)
+    with pytest.raises(ValueError, match="burst"):
+        solve(sc, Variant(), burst="paced")

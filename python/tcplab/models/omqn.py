@@ -24,8 +24,8 @@ mean_window, timeouts_per_flow, fast_recoveries_per_flow, solve_time_s, variant,
   ``load`` the nominal normalised load rho = lambda * E[L] * S / C (0 < rho < 1).
 - ``Variant(rfs=False, wpp=False, wpp_p=0.5, esse=False, error="bbe", delta_minus=0.25,
   delta_plus=0.25, esse_error=None, esse_min_window=5, fair_share="ensemble")``.
-- ``solve(scenario, variant=Variant(), *, tol=1e-6, damping=1.0, max_iter=3000)``: the
-  fixed point of the OMQN and the M^[D]/M/1/B bottleneck; raises ``OmqnConvergenceError``
+- ``solve(scenario, variant=Variant(), *, tol=1e-6, damping=1.0, max_iter=3000,
+  initial=None, burst="window")``: the fixed point of the OMQN and the M^[D]/M/1/B bottleneck; raises ``OmqnConvergenceError``
   (naming the scenario and the last residuals) when it does not converge.
 - ``solve_given_loss(scenario, variant, p, rtt, t0=None, w_fs=None)``: the OMQN alone for a
   given per-packet loss probability p (first loss geometric, rest of the round lost) and RTT.
@@ -45,6 +45,7 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import spsolve_triangular
 
 __all__ = [
+    "BURSTS",
     "DEFAULT_LOADS",
     "BatchQueue",
     "OmqnConvergenceError",
@@ -64,6 +65,7 @@ __all__ = [
 DEFAULT_LOADS = (0.65, 0.70, 0.75, 0.80, 0.85, 0.90, 0.94, 0.95)
 ERRORS = ("bbe", "nbe", "tbe")
 FAIR_SHARES = ("ensemble", "capacity")
+BURSTS = ("window", "slow_start")
 
 
 class OmqnConvergenceError(RuntimeError):
@@ -599,21 +601,27 @@ class _Network:
         self.wn_batch = self.node_n[self.wn_idx] - 1
         self.wn_win = self.node_win[self.wn_idx].astype(float)
         self.ix_ss = np.flatnonzero(self.node_kind == 1)
+        self.e_src_ca = (self.node_kind[E["src"]] == 2).astype(np.int64)
+        self.wn_ca = self.node_kind[self.wn_idx] == 2
         self.ix_ca = np.flatnonzero(self.node_kind == 2)
         self.b = np.zeros(self.N)
         np.add.at(self.b, self.arr_nodes, self.arr_probs)
 
     # ---------------------------------------------------------------------------------
-    def evaluate(self, f: np.ndarray, rtt: float, t0: float, w_fs: float, lam: float):
+    def evaluate(self, f: np.ndarray, rtt: float, t0: float, w_fs: float, lam: float,
+                 f_ca: np.ndarray | None = None):
         """One OMQN solution given the first-loss vector f (f[i-1] = P(first loss of a round at
         its i-th packet), per-packet-independent of the round size), the RTT, the base timeout
-        and the fair-share window. Returns a dict of rates and aggregates."""
+        and the fair-share window. ``f_ca`` (optional) is the first-loss vector of
+        congestion-avoidance rounds, which are then offered to the bottleneck as single
+        packets (``burst="slow_start"``). Returns a dict of rates and aggregates."""
         sc, v, e, W = self.sc, self.v, self.e, self.W
-        fpad = np.zeros(self.bmax + 2)
-        m = min(f.size, fpad.size)
-        fpad[:m] = f[:m]
-        F = np.concatenate([[0.0], np.cumsum(fpad)])       # F[n] = P(loss in a round of n)
-        p1 = float(fpad[0])                                 # a single packet's loss probability
+        fp2 = np.zeros((2, self.bmax + 2))
+        for row, vec in ((0, f), (1, f if f_ca is None else f_ca)):
+            m = min(vec.size, fp2.shape[1])
+            fp2[row, :m] = vec[:m]
+        F2 = np.concatenate([np.zeros((2, 1)), np.cumsum(fp2, axis=1)], axis=1)   # P(loss in n)
+        p1 = float(fp2[0, 0])                               # a single packet's loss probability
         p1 = min(p1, 1.0 - 1e-12)
         # error vectors
         ws = float(np.clip(w_fs, 2.0, W))
@@ -621,21 +629,22 @@ class _Network:
             _PV_RFS: error_distribution(v.error, ws, W, v.delta_minus, v.delta_plus),
             _PV_ESSE: error_distribution(v.esse_error or v.error, ws, W, v.delta_minus, v.delta_plus),
         }
+        row = self.e_src_ca
         val = np.empty(e["kind"].size)
         ix = self.ix
         i_nl = ix[_NOLOSS]
-        val[i_nl] = np.clip(1.0 - F[np.minimum(e["n"][i_nl], F.size - 1)], 0.0, 1.0)
+        val[i_nl] = np.clip(1.0 - F2[row[i_nl], np.minimum(e["n"][i_nl], F2.shape[1] - 1)], 0.0, 1.0)
         i_ok, i_fail = ix[_FR_OK], ix[_FR_FAIL]
         # NewReno "impatient" timer: recovery of k holes needs ~k RTTs; it fails when the
         # (k-1) RTTs after the first partial ACK exceed the RTO (linear over one RTT).
         # ok and fail edges are built pairwise in the same order.
         kk = e["k"][i_ok]
         q_ok = (1.0 - p1) ** kk * np.clip((t0 - (kk - 1) * rtt) / rtt + 0.5, 0.0, 1.0)
-        fi = fpad[e["i"][i_ok] - 1]
+        fi = fp2[row[i_ok], e["i"][i_ok] - 1]
         val[i_ok] = fi * q_ok
         val[i_fail] = fi * (1.0 - q_ok)
         i_to = ix[_TIMEOUT]
-        val[i_to] = fpad[e["i"][i_to] - 1]
+        val[i_to] = fp2[row[i_to], e["i"][i_to] - 1]
         val[ix[_DRAW]] = 1.0
         val *= e["mult"]
         for pv, vec in pis.items():
@@ -669,7 +678,12 @@ class _Network:
         n_ca = float(x[self.ix_ca].sum() * rtt)
         total = n_round + n_chain_rounds + n_fr + n_to
         # batches offered to the bottleneck: rounds (n), retransmissions (1), clocked-out (a)
-        rates = np.bincount(self.wn_batch, weights=xw, minlength=self.bmax)[: self.bmax]
+        if f_ca is None:
+            rates = np.bincount(self.wn_batch, weights=xw, minlength=self.bmax)[: self.bmax]
+        else:
+            ss = ~self.wn_ca
+            rates = np.bincount(self.wn_batch[ss], weights=xw[ss], minlength=self.bmax)[: self.bmax]
+            rates[0] += float(xw[self.wn_ca] @ (self.wn_batch[self.wn_ca] + 1))
         rates[0] += float(f_fr @ k_fr) + f_chain * visits
         rates += np.bincount(e["a"][self.ix_a] - 1, weights=flow[self.ix_a], minlength=self.bmax)[: self.bmax]
         # the ensemble-average window over the active (transmitting) states
@@ -789,7 +803,8 @@ def _rel(new, old, floor):
 
 
 def solve(scenario: OmqnScenario, variant: Variant = Variant(), *, tol: float = 1e-6,
-          damping: float = 1.0, max_iter: int = 3000, initial: tuple | None = None) -> OmqnResult:
+          damping: float = 1.0, max_iter: int = 3000, initial: tuple | None = None,
+          burst: str = "window") -> OmqnResult:
     """The fixed point of the OMQN and the M^[D]/M/1/B bottleneck (FPA).
 
     Iteration: the bottleneck queue, fed by the batch arrivals of the current iterate, gives the
@@ -805,6 +820,8 @@ def solve(scenario: OmqnScenario, variant: Variant = Variant(), *, tol: float = 
     if not (0 < damping <= 1):
         _bad("damping", damping, "0 < damping <= 1")
     _int_at_least("max_iter", max_iter, 1)
+    if burst not in BURSTS:
+        _bad("burst", burst, f"one of {BURSTS}")
     sc, v = scenario, variant
     net = _network(sc, v)
     mu, K, lam = sc.service_rate, sc.buffer, sc.arrival_rate
@@ -814,6 +831,12 @@ def solve(scenario: OmqnScenario, variant: Variant = Variant(), *, tol: float = 
             return ws
         new = out["mean_window"] if v.fair_share == "ensemble" else _capacity_share(sc, rtt, out["mean_customers"])
         return float(np.clip(new, 2.0, sc.mws))
+
+    def f_ca(q):
+        if burst == "window":
+            return None
+        p1 = float(q.first_loss[0])
+        return p1 * (1.0 - p1) ** np.arange(net.bmax + 1)
 
     if initial is not None:
         r = np.array(initial[0], dtype=float)
@@ -832,7 +855,7 @@ def solve(scenario: OmqnScenario, variant: Variant = Variant(), *, tol: float = 
         q = batch_queue(r, mu, K)
         rtt = sc.rtt + q.sojourn
         t0 = _t0(sc, rtt, q.sojourn_std)
-        out = net.evaluate(q.first_loss, rtt, t0, ws, lam)
+        out = net.evaluate(q.first_loss, rtt, t0, ws, lam, f_ca(q))
         ws_new = share(out, rtt, ws)
         q2 = batch_queue(out["batch_rates"], mu, K)
         res = dict(loss=_rel(q2.loss, q.loss, 1e-300), rtt=_rel(sc.rtt + q2.sojourn, rtt, 1e-300),
