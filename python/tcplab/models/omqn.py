@@ -25,8 +25,9 @@ mean_window, timeouts_per_flow, fast_recoveries_per_flow, solve_time_s, variant,
 - ``Variant(rfs=False, wpp=False, wpp_p=0.5, esse=False, error="bbe", delta_minus=0.25,
   delta_plus=0.25, esse_error=None, esse_min_window=5, fair_share="ensemble")``.
 - ``solve(scenario, variant=Variant(), *, tol=1e-6, damping=1.0, max_iter=3000,
-  initial=None, burst="window")``: the fixed point of the OMQN and the M^[D]/M/1/B bottleneck; raises ``OmqnConvergenceError``
-  (naming the scenario and the last residuals) when it does not converge.
+  initial=None, burst="window")``: the fixed point of the OMQN and the M^[D]/M/1/B
+  bottleneck; raises ``OmqnConvergenceError`` (naming the scenario and the last residuals)
+  when it does not converge.
 - ``solve_given_loss(scenario, variant, p, rtt, t0=None, w_fs=None)``: the OMQN alone for a
   given per-packet loss probability p (first loss geometric, rest of the round lost) and RTT.
 - ``batch_queue(rates, mu, capacity)``: the M^[D]/M/1/B queue (``BatchQueue``).
