@@ -327,3 +327,17 @@ def test_burst_option():
     assert ss.departure_rate == pytest.approx(sc.arrival_rate, rel=1e-9)
     with pytest.raises(ValueError, match="burst"):
         solve(sc, Variant(), burst="paced")
+
+
+def test_slow_start_burst_reading_has_no_collapse_and_conserves():
+    sc = OmqnScenario.access(flow_packets=100, mws=32, load=0.95)
+    nr = solve(sc, Variant(), burst="slow_start")
+    allm = solve(sc, Variant.from_cc("all"), burst="slow_start")
+    assert nr.drop_rate < 0.1 and nr.completion_time < 1.0
+    assert nr.departure_rate == pytest.approx(sc.arrival_rate, rel=1e-9)
+    assert allm.drop_rate < 0.3 * nr.drop_rate
+    assert allm.completion_time < nr.completion_time
+    # loss-free limit is the same in both readings
+    lo = replace_load(sc, 0.05)
+    assert solve(lo, Variant(), burst="slow_start").completion_time == pytest.approx(
+        solve(lo, Variant()).completion_time, rel=1e-6)

@@ -421,6 +421,8 @@ def stop_and_wait(flow_packets, p: float, rtt: float, t0: float, tx_time: float,
 
 # edge kinds
 _NOLOSS, _FR_OK, _FR_FAIL, _TIMEOUT, _DRAW = range(5)
+# which loss reading an edge belongs to (burst="window" / "slow_start")
+_MODE_ALL, _MODE_WINDOW, _MODE_SINGLE = range(3)
 # which error vector multiplies an edge
 _PV_NONE, _PV_RFS, _PV_ESSE = range(3)
 
@@ -497,17 +499,17 @@ class _Network:
 
         cls = np.arange(1, C + 1)
         E = {k: [] for k in ("src", "dst", "kind", "n", "i", "k", "a", "mult", "pv", "pj",
-                             "deliv", "chain")}
+                             "deliv", "chain", "mode")}
 
         def add(src_c, s, dst_c, s2, kind, n, i=0, k=0, a=0, mult=1.0, pv=_PV_NONE, pj=-1,
-                deliv=0, chain=0):
+                deliv=0, chain=0, mode=_MODE_ALL):
             m = src_c.size
             if m == 0:
                 return
             dst = np.where(dst_c <= 0, -1, gid(np.maximum(dst_c, 1), s2))
             E["src"].append(gid(src_c, s)); E["dst"].append(dst)
             for name, val in (("kind", kind), ("n", n), ("i", i), ("k", k), ("a", a), ("mult", mult),
-                              ("pv", pv), ("pj", pj), ("deliv", deliv), ("chain", chain)):
+                              ("pv", pv), ("pj", pj), ("deliv", deliv), ("chain", chain), ("mode", mode)):
                 E[name].append(np.full(m, val) if np.ndim(val) == 0 else np.asarray(val))
 
         esse_min = v.esse_min_window
@@ -547,19 +549,35 @@ class _Network:
                 a = np.minimum(g * (i - 1), c - nn)   # new packets clocked out by the i-1 ACKs
                 fr = a >= 3                            # three duplicate ACKs
                 to = ~fr
+                md = _MODE_ALL if kd == 1 else _MODE_WINDOW
                 # fast recovery (then CA at max(w/2, 2) or the RFS draw), or its failure
                 cf, kf, af, nf = c[fr], k[fr], a[fr], nn[fr]
-                add(cf, s, cf - nf - af, fr_state, _FR_OK, nf, i=i, k=kf, a=af, deliv=nf + af)
+                add(cf, s, cf - nf - af, fr_state, _FR_OK, nf, i=i, k=kf, a=af, deliv=nf + af, mode=md)
                 add(cf, s, cf - (i - 1) - af - 1, to_state, _FR_FAIL, nf, i=i, k=kf, a=af,
-                    deliv=(i - 1) + af + 1, chain=1)
+                    deliv=(i - 1) + af + 1, chain=1, mode=md)
                 # retransmission timeout (back-off chain), then slow start from 2 segments
                 ct, kt, at, nt = c[to], k[to], a[to], nn[to]
                 add(ct, s, ct - (i - 1) - at - 1, to_state, _TIMEOUT, nt, i=i, k=kt, a=at,
-                    deliv=(i - 1) + at + 1, chain=1)
+                    deliv=(i - 1) + at + 1, chain=1, mode=md)
+                if kd == 2:
+                    # burst="slow_start": an ACK-clocked CA round loses one packet (single-loss
+                    # approximation); the n - i later packets of the round also send dupacks
+                    a1 = np.minimum(i - 1, c - nn)
+                    fr1 = (nn - i) + a1 >= 3
+                    to1 = ~fr1
+                    one = np.ones(int(fr1.sum()), dtype=np.int64)
+                    cf, af, nf = c[fr1], a1[fr1], nn[fr1]
+                    add(cf, s, cf - nf - af, fr_state, _FR_OK, nf, i=i, k=one, a=af, deliv=nf + af,
+                        mode=_MODE_SINGLE)
+                    add(cf, s, cf - nf - af, to_state, _FR_FAIL, nf, i=i, k=one, a=af, deliv=nf + af,
+                        chain=1, mode=_MODE_SINGLE)
+                    ct, at, nt = c[to1], a1[to1], nn[to1]
+                    add(ct, s, ct - nt - at, to_state, _TIMEOUT, nt, i=i, k=1, a=at, deliv=nt + at,
+                        chain=1, mode=_MODE_SINGLE)
         for name in E:
             E[name] = np.concatenate(E[name]) if E[name] else np.zeros(0)
         self.e = E
-        for name in ("src", "dst", "kind", "n", "i", "k", "a", "pv", "pj", "deliv", "chain"):
+        for name in ("src", "dst", "kind", "n", "i", "k", "a", "pv", "pj", "deliv", "chain", "mode"):
             self.e[name] = self.e[name].astype(np.int64)
         self.e["mult"] = self.e["mult"].astype(float)
         inner = E["dst"] >= 0
@@ -594,6 +612,7 @@ class _Network:
         self.ix_pv = {pv: np.flatnonzero(E["pv"] == pv) for pv in (_PV_RFS, _PV_ESSE)}
         self.pj = {pv: E["pj"][ix] for pv, ix in self.ix_pv.items()}
         self.ix_chain = np.flatnonzero(E["chain"] == 1)
+        self.ix_mode = {md: np.flatnonzero(E["mode"] == md) for md in (_MODE_WINDOW, _MODE_SINGLE)}
         self.ix_fr = np.concatenate([self.ix[_FR_OK], self.ix[_FR_FAIL]])
         self.ix_a = np.flatnonzero(E["a"] > 0)
         self.ix_exit = np.flatnonzero(E["dst"] < 0)
@@ -648,6 +667,7 @@ class _Network:
         val[i_to] = fp2[row[i_to], e["i"][i_to] - 1]
         val[ix[_DRAW]] = 1.0
         val *= e["mult"]
+        val[self.ix_mode[_MODE_SINGLE if f_ca is None else _MODE_WINDOW]] = 0.0
         for pv, vec in pis.items():
             sel = self.ix_pv[pv]
             if sel.size:
