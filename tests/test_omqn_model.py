@@ -337,7 +337,8 @@ def test_slow_start_burst_reading_has_no_collapse_and_conserves():
     assert nr.departure_rate == pytest.approx(sc.arrival_rate, rel=1e-9)
     assert allm.drop_rate < 0.3 * nr.drop_rate
     assert allm.completion_time < nr.completion_time
-    # loss-free limit is the same in both readings
+    # light load: both readings give the loss-free slow start, in rounds of their own RTT
     lo = replace_load(sc, 0.05)
-    assert solve(lo, Variant(), burst="slow_start").completion_time == pytest.approx(
-        solve(lo, Variant()).completion_time, rel=1e-6)
+    for burst in ("window", "slow_start"):
+        r = solve(lo, Variant(), burst=burst)
+        assert r.completion_time == pytest.approx(ss_rounds(100, 32) * r.rtt, rel=1e-6)
