@@ -430,14 +430,14 @@ _PV_NONE, _PV_RFS, _PV_ESSE = range(3)
 _NET_CACHE: dict = {}
 
 
-def _network(sc: OmqnScenario, v: Variant) -> "_Network":
+def _network(sc: OmqnScenario, v: Variant, burst: str = "window") -> "_Network":
     """The structure does not depend on the load: cache it (a few entries)."""
-    key = repr((replace(sc, load=0.5), v))
+    key = repr((replace(sc, load=0.5), v, burst))
     net = _NET_CACHE.get(key)
     if net is None:
         if len(_NET_CACHE) >= 8:
             _NET_CACHE.pop(next(iter(_NET_CACHE)))
-        net = _NET_CACHE[key] = _Network(sc, v)
+        net = _NET_CACHE[key] = _Network(sc, v, burst)
     return net
 
 
@@ -456,7 +456,7 @@ class _Network:
     Node order: class descending, R first in its class, so every edge goes forward and the
     traffic equations are one sparse lower-triangular solve."""
 
-    def __init__(self, sc: OmqnScenario, v: Variant):
+    def __init__(self, sc: OmqnScenario, v: Variant, burst: str = "window"):
         self.sc, self.v = sc, v
         W = sc.mws
         th0 = sc.ssthresh0
@@ -550,6 +550,9 @@ class _Network:
                 fr = a >= 3                            # three duplicate ACKs
                 to = ~fr
                 md = _MODE_ALL if kd == 1 else _MODE_WINDOW
+                if md == _MODE_WINDOW and burst != "window":
+                    fr = np.zeros_like(fr)
+                    to = fr
                 # fast recovery (then CA at max(w/2, 2) or the RFS draw), or its failure
                 cf, kf, af, nf = c[fr], k[fr], a[fr], nn[fr]
                 add(cf, s, cf - nf - af, fr_state, _FR_OK, nf, i=i, k=kf, a=af, deliv=nf + af, mode=md)
@@ -559,7 +562,7 @@ class _Network:
                 ct, kt, at, nt = c[to], k[to], a[to], nn[to]
                 add(ct, s, ct - (i - 1) - at - 1, to_state, _TIMEOUT, nt, i=i, k=kt, a=at,
                     deliv=(i - 1) + at + 1, chain=1, mode=md)
-                if kd == 2:
+                if kd == 2 and burst == "slow_start":
                     # burst="slow_start": an ACK-clocked CA round loses one packet (single-loss
                     # approximation); the n - i later packets of the round also send dupacks
                     a1 = np.minimum(i - 1, c - nn)
@@ -844,7 +847,7 @@ def solve(scenario: OmqnScenario, variant: Variant = Variant(), *, tol: float = 
     if burst not in BURSTS:
         _bad("burst", burst, f"one of {BURSTS}")
     sc, v = scenario, variant
-    net = _network(sc, v)
+    net = _network(sc, v, burst)
     mu, K, lam = sc.service_rate, sc.buffer, sc.arrival_rate
 
     def share(out, rtt, ws):
