@@ -342,3 +342,11 @@ def test_slow_start_burst_reading_has_no_collapse_and_conserves():
     for burst, rel in (("window", 0.01), ("slow_start", 1e-6)):   # 32-packet batches: p ~ 1e-4
         r = solve(lo, Variant(), burst=burst)
         assert r.completion_time == pytest.approx(ss_rounds(100, 32) * r.rtt, rel=rel)
+
+
+def test_capacity_fair_share_option():
+    sc = OmqnScenario.peering(flow_packets=60, mws=16, load=0.8)
+    r = solve(sc, Variant(rfs=True, esse=True, fair_share="capacity"))
+    share = sc.capacity_bps * r.rtt / (8 * sc.packet_bytes * r.mean_active_flows)
+    assert r.w_fs == pytest.approx(min(max(share, 2.0), 16.0), rel=1e-5)
+    assert r.departure_rate == pytest.approx(sc.arrival_rate, rel=1e-9)
