@@ -501,16 +501,19 @@ class _Network:
         E = {k: [] for k in ("src", "dst", "kind", "n", "i", "k", "a", "mult", "pv", "pj",
                              "deliv", "chain", "mode")}
 
+        counts = []
+
         def add(src_c, s, dst_c, s2, kind, n, i=0, k=0, a=0, mult=1.0, pv=_PV_NONE, pj=-1,
                 deliv=0, chain=0, mode=_MODE_ALL):
             m = src_c.size
             if m == 0:
                 return
-            dst = np.where(dst_c <= 0, -1, gid(np.maximum(dst_c, 1), s2))
-            E["src"].append(gid(src_c, s)); E["dst"].append(dst)
-            for name, val in (("kind", kind), ("n", n), ("i", i), ("k", k), ("a", a), ("mult", mult),
-                              ("pv", pv), ("pj", pj), ("deliv", deliv), ("chain", chain), ("mode", mode)):
-                E[name].append(np.full(m, val) if np.ndim(val) == 0 else np.asarray(val))
+            counts.append(m)
+            E["src"].append((C - src_c) * S + s)
+            E["dst"].append(np.where(dst_c <= 0, -1, (C - dst_c) * S + s2))
+            E["kind"].append(kind); E["n"].append(n); E["i"].append(i); E["k"].append(k)
+            E["a"].append(a); E["mult"].append(mult); E["pv"].append(pv); E["pj"].append(pj)
+            E["deliv"].append(deliv); E["chain"].append(chain); E["mode"].append(mode)
 
         esse_min = v.esse_min_window
         for s in range(S):
@@ -577,8 +580,16 @@ class _Network:
                     ct, at, nt = c[to1], a1[to1], nn[to1]
                     add(ct, s, ct - nt - at, to_state, _TIMEOUT, nt, i=i, k=1, a=at, deliv=nt + at,
                         chain=1, mode=_MODE_SINGLE)
+        cnt = np.array(counts, dtype=np.int64)
         for name in E:
-            E[name] = np.concatenate(E[name]) if E[name] else np.zeros(0)
+            items = E[name]
+            if not items:
+                E[name] = np.zeros(0)
+            elif not any(isinstance(x, np.ndarray) for x in items):
+                E[name] = np.repeat(np.asarray(items), cnt)
+            else:
+                E[name] = np.concatenate([x if isinstance(x, np.ndarray) else np.full(m, x)
+                                          for x, m in zip(items, cnt)])
         self.e = E
         for name in ("src", "dst", "kind", "n", "i", "k", "a", "pv", "pj", "deliv", "chain", "mode"):
             self.e[name] = self.e[name].astype(np.int64)
