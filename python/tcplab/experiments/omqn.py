@@ -186,12 +186,12 @@ def analyse_modifications(done, points) -> Analysis:
                                 f"without ESSE the drop rate is indistinguishable from NewReno's on a log scale "
                                 f"(within 10^±0.15; {src}: {ratio.min():.2f}–{ratio.max():.2f})"))
         ct = f"{src} completion_time"
-        hi = t[(t["mws"] == 32) & (t["load"] >= 0.9)].set_index(["load", "cc"])[ct].unstack("cc")
+        hi = t[(t["mws"] == 32) & (t["load"] >= 0.9)].set_index(["load", "cc"])[ct].unstack("cc").dropna()
         if len(hi):
             findings.append(verdict(bool((hi[ALL] < hi["newreno"]).all()),
                                     f"MWS 32, load ≥ 0.9: all three together cut the completion time ({src}: "
                                     f"{float((hi[ALL] / hi['newreno']).mean()):.2f} of NewReno's)"))
-        lo = t[(t["mws"] == 16) & (t["load"] == t["load"].min())].set_index("cc")[ct]
+        lo = t[(t["mws"] == 16) & (t["load"] == t[t[ct].notna()]["load"].min())].set_index("cc")[ct]
         findings.append(verdict(bool(lo["esse"] > lo["newreno"]),
                                 f"MWS 16, lightest load: ESSE slightly penalises the completion time ({src}: "
                                 f"{lo['esse']:.3f} s against {lo['newreno']:.3f} s)"))
