@@ -20,7 +20,7 @@ struct Open {
 }
 
 /// Records intervals for every set of a run; ids are unique within the run.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Intervals {
     open: Vec<Option<Open>>,
     next_id: u64,
