@@ -1577,6 +1577,66 @@ mod tests {
         assert!(e.starts_with("generators[1].size: unknown distribution"), "{e}");
     }
 
+    fn lan_spec() -> serde_json::Value {
+        serde_json::json!({
+            "sim": {"duration": 5},
+            "nodes": [{"name": "h", "address": "10.0.2.1", "tcbi": {"controller": "mv", "prefix": 24}},
+                      {"name": "r", "kind": "router"}, {"name": "x"}, {"name": "y", "address": "10.0.0.3"}],
+            "links": [{"a": "r", "b": "y", "rate": 1e6, "delay": 0.01}],
+            "lans": [{"name": "lan1", "members": ["h", "r", "x"], "rate": "10Mb/s", "delay": 0.5e-6, "queue": 20}],
+            "flows": [{"src": "h", "dst": "y"}]
+        })
+    }
+
+    #[test]
+    fn addresses_tcbi_and_lans_normalise() {
+        let s = parse_v(&lan_spec()).unwrap();
+        let addr: Vec<&str> = s.nodes.iter().map(|n| n.address.as_str()).collect();
+        // defaults: 10.0.0.(i+1), skipping 10.0.0.3 which y holds
+        assert_eq!(addr, ["10.0.2.1", "10.0.0.2", "10.0.0.4", "10.0.0.3"]);
+        let t = s.nodes[0].tcbi.as_ref().unwrap();
+        assert_eq!((t.controller.as_str(), t.prefix, &t.temporal), ("mv", 24, &None));
+        assert_eq!(s.lans[0].queue, 20);
+        assert_eq!(s.lans[0].rate, 10e6);
+        let again = parse(&serde_json::to_string(&s).unwrap()).unwrap();
+        assert_eq!(s, again);
+        let mut v = lan_spec();
+        v["nodes"][0]["tcbi"]["temporal"] = serde_json::json!({});
+        let s = parse_v(&v).unwrap();
+        let tmp = s.nodes[0].tcbi.as_ref().unwrap().temporal.clone().unwrap();
+        assert_eq!((tmp.lifetime, tmp.ageing.as_str()), (600.0, "linear"));
+    }
+
+    #[test]
+    fn address_tcbi_and_lan_errors_name_the_field() {
+        let cases: Vec<(&str, serde_json::Value, &str)> = vec![
+            ("/nodes/2/address", "10.0.2.300".into(), "nodes[2].address:"),
+            ("/nodes/2/address", "10.0.2.1".into(), "nodes[2].address:"),
+            ("/nodes/0/tcbi/controller", "xx".into(), "nodes[0].tcbi.controller:"),
+            ("/nodes/0/tcbi/prefix", 33.into(), "nodes[0].tcbi.prefix:"),
+            ("/nodes/0/tcbi/colour", 1.into(), "nodes[0].tcbi.colour:"),
+            (
+                "/nodes/1/tcbi",
+                serde_json::json!({"controller": "mv"}),
+                "nodes[1].tcbi:",
+            ),
+            ("/lans/0/members/2", "nosuch".into(), "lans[0].members[2]:"),
+            ("/lans/0/members/2", "h".into(), "lans[0].members[2]:"),
+            ("/lans/0/loss", 1.5.into(), "lans[0].loss:"),
+            ("/lans/0/queue", 0.into(), "lans[0].queue:"),
+        ];
+        for (ptr, val, want) in cases {
+            let mut v = lan_spec();
+            let (parent, key) = ptr.rsplit_once('/').unwrap();
+            match v.pointer_mut(parent).unwrap() {
+                serde_json::Value::Array(xs) => xs[key.parse::<usize>().unwrap()] = val,
+                o => o[key] = val,
+            }
+            let e = parse_v(&v).unwrap_err().0;
+            assert!(e.starts_with(want), "{ptr}: {e}");
+        }
+    }
+
     #[test]
     fn unreachable_destination_is_rejected() {
         let v = serde_json::json!({
