@@ -64,7 +64,10 @@ class Results:
         tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
         try:
             for name in TABLES:
-                getattr(self, name).to_parquet(tmp / f"{name}.parquet", index=False)
+                frame = getattr(self, name)
+                if name in _OPTIONAL_TABLES and frame.empty:
+                    continue  # runs without LANs / TCBI save what they always saved
+                frame.to_parquet(tmp / f"{name}.parquet", index=False)
             (tmp / "summary.json").write_text(json.dumps(self.summary, indent=2, allow_nan=True))
             for name, data in self.pcaps.items():
                 (tmp / f"{name}.pcap").write_bytes(data)
