@@ -201,3 +201,36 @@ fn same_seed_same_tables() {
     assert_eq!(a.lans, b.lans);
     assert_eq!(a.parallel_intervals, b.parallel_intervals);
 }
+
+#[test]
+fn generated_flows_join_the_sets_of_their_host() {
+    let mut v = spec("mv", 24, 0.0);
+    v["flows"] = serde_json::json!([
+        {"name": "long", "src": "tcbi", "dst": "r0", "start": 0.0, "size": 20000,
+         "tcp": {"init_cwnd": 2, "init_ssthresh": 64, "rwnd": 128}}
+    ]);
+    v["generators"] = serde_json::json!([
+        {"name": "web", "kind": "closed", "src": "tcbi", "dst": "r1", "start": 1.0, "stop": 10.0,
+         "size": {"dist": "constant", "value": 5}, "think": {"dist": "constant", "value": 1.0},
+         "tcp": {"init_cwnd": 2, "init_ssthresh": 64, "rwnd": 128}},
+        {"name": "bgen", "kind": "closed", "src": "bs1", "dst": "br1", "start": 1.0, "stop": 10.0,
+         "size": {"dist": "constant", "value": 5}}
+    ]);
+    let out = run(&v);
+    let names = strs(&out.flows, "name");
+    let par = f64s(&out.flows, "tcbi_parallel");
+    let src = strs(&out.flows, "tcbi_source");
+    let init = f64s(&out.flows, "init_cwnd");
+    let mut web = 0;
+    for i in 0..names.len() {
+        if names[i].starts_with("web:") {
+            web += 1;
+            assert_eq!((par[i], src[i].as_str()), (1.0, "ensemble"), "{}", names[i]);
+            assert!(init[i] > 2.0);
+        } else if names[i].starts_with("bgen:") {
+            assert!(par[i].is_nan());
+            assert_eq!(init[i], 1.0, "background from a host without tcbi is unaffected");
+        }
+    }
+    assert!(web >= 3);
+}
