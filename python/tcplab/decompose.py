@@ -51,6 +51,8 @@ def components(spec) -> list[dict]:
     spec = normalise(spec)
     if spec.get("generators"):
         raise ValueError("decomposition supports explicit flows only")
+    if spec.get("lans") or any(n.get("tcbi") for n in spec["nodes"]):
+        raise ValueError("decomposition does not support lans or tcbi hosts (they couple flows)")
     adj = _adjacency(spec)
     flows = spec["flows"]
     links_of = [set(_path_links(adj, f["src"], f["dst"])) | set(_path_links(adj, f["dst"], f["src"])) for f in flows]

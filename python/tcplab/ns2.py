@@ -70,6 +70,8 @@ def tcl_script(spec: dict, seed: int, loss_position: str = "head", agent_options
     """The ns-2 Tcl script for a normalised spec."""
     if spec.get("generators"):
         raise Ns2Error("ns-2 translation supports explicit flows only, not generators")
+    if spec.get("lans") or any(n.get("tcbi") for n in spec.get("nodes", [])):
+        raise Ns2Error("ns-2 translation does not cover lans or tcbi hosts")
     if loss_position not in LOSS_POSITIONS:
         raise Ns2Error(f"loss_position: {loss_position!r}; allowed: {', '.join(LOSS_POSITIONS)}")
     lossmodel = "lossmodel" if loss_position == "head" else "link-lossmodel"

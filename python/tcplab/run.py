@@ -16,7 +16,9 @@ import pandas as pd
 from tcplab import _core
 from tcplab.scenario import as_spec, to_json
 
-TABLES = ("flows", "links", "flow_ts", "link_ts", "events")
+TABLES = ("flows", "links", "flow_ts", "link_ts", "events", "lans", "parallel_intervals")
+# Tables added later: results saved before them load with an empty frame.
+_OPTIONAL_TABLES = ("lans", "parallel_intervals")
 
 
 @dataclass
@@ -27,6 +29,9 @@ class Results:
     - ``links``: one row per link direction (arrivals, departures, drops by cause, utilisation)
     - ``flow_ts``, ``link_ts``: sampled time series (cwnd, ssthresh, srtt, ...; queue length)
     - ``events``: loss reactions and algorithm decisions per flow
+    - ``lans``: one row per LAN member interface (arrivals, departures, drops by cause)
+    - ``parallel_intervals``: TCBI, one row per (interval of constant set membership with
+      n >= 2, member flow): ``host, set, interval, t0, t1, n, flow, name, acked_bytes``
     - ``pcaps``: packet captures requested by the spec (name -> pcap bytes)
     - ``summary``: seed, duration, event count, wall times, and ``spec``, the normalised spec
       with every effective default
@@ -39,6 +44,8 @@ class Results:
     events: pd.DataFrame
     summary: dict
     pcaps: dict = field(default_factory=dict)
+    lans: pd.DataFrame = field(default_factory=pd.DataFrame)
+    parallel_intervals: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
     def spec(self) -> dict:
@@ -57,7 +64,10 @@ class Results:
         tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
         try:
             for name in TABLES:
-                getattr(self, name).to_parquet(tmp / f"{name}.parquet", index=False)
+                frame = getattr(self, name)
+                if name in _OPTIONAL_TABLES and frame.empty:
+                    continue  # runs without LANs / TCBI save what they always saved
+                frame.to_parquet(tmp / f"{name}.parquet", index=False)
             (tmp / "summary.json").write_text(json.dumps(self.summary, indent=2, allow_nan=True))
             for name, data in self.pcaps.items():
                 (tmp / f"{name}.pcap").write_bytes(data)
@@ -81,7 +91,8 @@ class Results:
     @classmethod
     def load(cls, directory: str | os.PathLike) -> "Results":
         d = Path(directory)
-        tables = {name: pd.read_parquet(d / f"{name}.parquet") for name in TABLES}
+        tables = {name: pd.read_parquet(d / f"{name}.parquet") for name in TABLES
+                  if name not in _OPTIONAL_TABLES or (d / f"{name}.parquet").exists()}
         summary = json.loads((d / "summary.json").read_text())
         pcaps = {p.stem: p.read_bytes() for p in sorted(d.glob("*.pcap"))}
         return cls(summary=summary, pcaps=pcaps, **tables)
@@ -133,5 +144,5 @@ def run(spec: Any, seed: int | None = None, wall_limit: float | None = None,
     return Results(
         summary=out["summary"],
         pcaps=dict(out["pcaps"]),
-        **{name: _frame(out[name]) for name in TABLES},
+        **{name: _frame(out[name]) for name in TABLES if name in out},
     )

@@ -55,6 +55,13 @@ pub struct RunOutput {
     /// Time-stamped per-flow events: loss reactions and algorithm decisions
     /// (`time, flow, event, value`).
     pub events: Table,
+    /// Per LAN member interface: counters (`lan, member, address, rate_bps, delay,
+    /// queue_limit, loss, arrivals, departures, drops_queue, drops_loss, in_system,
+    /// busy_time, utilisation`).
+    pub lans: Table,
+    /// TCBI: every maximal interval with constant set membership and n >= 2, one row per
+    /// (interval, member): `host, set, interval, t0, t1, n, flow, name, acked_bytes`.
+    pub parallel_intervals: Table,
     /// Packet captures requested by the spec's `[[pcap]]` entries: (name "a-b", pcap bytes).
     pub pcaps: Vec<(String, Vec<u8>)>,
     /// JSON object: seed, duration, events, setup_seconds, loop_seconds, packets_forwarded, spec.
@@ -113,6 +120,7 @@ pub fn run_with_progress(
     let t2 = Instant::now();
     world.check_invariants().map_err(Error::Simulation)?;
     let (flows, links, flow_ts, link_ts, events) = world.output();
+    let (lans, parallel_intervals) = world.output_sharing();
     let summary = serde_json::json!({
         "seed": seed,
         "duration": world.spec().sim.duration,
@@ -129,6 +137,8 @@ pub fn run_with_progress(
         flow_ts,
         link_ts,
         events,
+        lans,
+        parallel_intervals,
         pcaps: world.pcaps(),
         summary_json: summary.to_string(),
     })

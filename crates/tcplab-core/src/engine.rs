@@ -2,10 +2,11 @@
 //! runs the event loop, connecting the TCP endpoints to the network.
 use crate::api::{Column, Table};
 use crate::cc;
-use crate::net::{shortest_path, Enqueue, LinkDir, Packet, PacketPool};
+use crate::net::{shortest_path, Enqueue, Lan, LanEnqueue, LinkDir, Packet, PacketPool};
 use crate::scenario::{FlowSpec, GeneratorSpec, Spec};
+use crate::share::{Rtt, Sharing, Source, Window};
 use crate::sim::{secs, to_secs, EventQueue, Rng, Time};
-use crate::tcp::{Kind, Receiver, Sender, SenderConfig, Tx};
+use crate::tcp::{Kind, Preset, Receiver, Sender, SenderConfig, Tx};
 use crate::trace::{CapturedPacket, PcapWriter};
 use crate::traffic::CbrSource;
 use std::collections::HashMap;
@@ -31,7 +32,28 @@ enum Ev {
     GenTick(u32),
     /// A data packet leaves its sender after the random processing time.
     Inject(u32),
+    /// The frame on LAN `.0`'s channel finished its transmission.
+    LanTxEnd(u32),
     Sample,
+}
+
+/// One hop across a LAN: from member interface `iface` to node `to`. Hop ids after the
+/// link directions' ids refer to these.
+#[derive(Debug, Clone, Copy)]
+struct LanHop {
+    lan: u32,
+    iface: u32,
+    from: u32,
+    to: u32,
+}
+
+/// A connection's initial control block as it started (for the flows table).
+#[derive(Debug, Clone, Copy)]
+struct InitRecord {
+    cwnd: f64,
+    ssthresh: f64,
+    srtt: f64,
+    rttvar: f64,
 }
 
 /// A run-time source of flows (see `GeneratorSpec`).
@@ -67,6 +89,12 @@ struct Flow {
     /// Random per-packet processing time at the sender: (maximum, stream, time the last
     /// data packet left). Packets keep their order.
     processing: Option<(Time, Rng, Time)>,
+    /// The TCBI connection set of the flow, if its source host has a TCBI configuration.
+    tcbi_set: Option<u32>,
+    /// Other open connections of the set when this one started.
+    tcbi_parallel: Option<usize>,
+    tcbi_source: Source,
+    init: Option<InitRecord>,
 }
 
 /// Sampled time series, stored column-wise.
@@ -106,6 +134,11 @@ pub struct World {
     /// Per link direction: connections started and not finished whose path crosses it
     /// (shared with the senders' fair-share estimators).
     active_on_link: Vec<Arc<AtomicU32>>,
+    lans: Vec<Lan>,
+    /// Hop id `links.len() + k` is `lan_hops[k]`.
+    lan_hops: Vec<LanHop>,
+    sharing: Sharing,
+    node_index: HashMap<String, u32>,
 }
 
 impl Flow {
@@ -146,6 +179,10 @@ impl Flow {
             generator,
             completion_seen: false,
             active: false,
+            tcbi_set: None,
+            tcbi_parallel: None,
+            tcbi_source: Source::None,
+            init: None,
         })
     }
 }
@@ -177,6 +214,29 @@ impl World {
                 adj[from as usize].push((to, id));
             }
         }
+        let mut lans = Vec::with_capacity(spec.lans.len());
+        let mut lan_hops = Vec::new();
+        for (k, l) in spec.lans.iter().enumerate() {
+            let members: Vec<u32> = l.members.iter().map(|m| node_index[m.as_str()]).collect();
+            let rng = Rng::stream(seed, &format!("lan:{}", l.name));
+            lans.push(Lan::new(&members, l.rate, secs(l.delay), l.queue, l.loss, rng));
+            for (i, &a) in members.iter().enumerate() {
+                for &b in &members {
+                    if a != b {
+                        let id = (links.len() + lan_hops.len()) as u32;
+                        adj[a as usize].push((b, id));
+                        cost.push(1.0);
+                        lan_hops.push(LanHop {
+                            lan: k as u32,
+                            iface: i as u32,
+                            from: a,
+                            to: b,
+                        });
+                    }
+                }
+            }
+        }
+        let hops = links.len() + lan_hops.len();
         let route = |what: &str, a: &str, b: &str| -> Result<(Vec<u32>, Vec<u32>), String> {
             let (src, dst) = (node_index[a], node_index[b]);
             let fwd = shortest_path(&adj, &cost, src, dst).ok_or_else(|| format!("{what}: no route"))?;
@@ -203,7 +263,7 @@ impl World {
                 pages_left: 0,
             });
         }
-        let mut capture = vec![None; links.len()];
+        let mut capture = vec![None; hops];
         let mut pcaps = Vec::new();
         for c in &spec.pcap {
             let (a, b) = (node_index[c.a.as_str()], node_index[c.b.as_str()]);
@@ -213,6 +273,8 @@ impl World {
             }
         }
         let end = secs(spec.sim.duration);
+        let sharing = Sharing::new(&spec.nodes);
+        let node_index: HashMap<String, u32> = node_index.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
         let mut w = World {
             spec,
             seed,
@@ -229,10 +291,15 @@ impl World {
             generators,
             injecting: 0,
             active_on_link: Vec::new(),
+            lans,
+            lan_hops,
+            sharing,
+            node_index,
         };
-        w.active_on_link = (0..w.links.len()).map(|_| Arc::new(AtomicU32::new(0))).collect();
+        w.active_on_link = (0..hops).map(|_| Arc::new(AtomicU32::new(0))).collect();
         for f in 0..w.flows.len() {
             w.attach_path_share(f);
+            w.attach_tcbi(f);
         }
         for (g, gen) in w.generators.iter_mut().enumerate() {
             let first = match gen.spec.kind.as_str() {
@@ -322,9 +389,24 @@ impl World {
             Ev::Arrive(p) => self.arrive(now, p),
             Ev::Start(f) => {
                 self.set_active(f, true);
+                let overwritten = self.tcbi_join(now, f);
                 let mut out = std::mem::take(&mut self.scratch);
-                self.flows[f as usize].sender.start(now, &mut out);
+                let fl = &mut self.flows[f as usize];
+                fl.sender.start(now, &mut out);
+                let st = &fl.sender.st;
+                let seeded = fl.sender.has_rtt();
+                fl.init = Some(InitRecord {
+                    cwnd: st.cwnd,
+                    ssthresh: st.ssthresh,
+                    srtt: if seeded { st.srtt } else { f64::NAN },
+                    rttvar: if seeded { st.rttvar } else { f64::NAN },
+                });
                 self.emit(now, f, &mut out);
+                // FS: the existing members' windows changed; let them send what they may.
+                for m in overwritten {
+                    self.flows[m as usize].sender.try_send(now, &mut out);
+                    self.emit(now, m, &mut out);
+                }
                 self.scratch = out;
                 self.arm_cc_timer(now, f);
             }
@@ -339,6 +421,7 @@ impl World {
                     None => {
                         fl.sender.stop();
                         self.set_active(f, false);
+                        self.tcbi_leave(now, f);
                     }
                 }
             }
@@ -448,6 +531,16 @@ impl World {
                 let first = self.flows[self.pool.get(p).flow as usize].fwd[0];
                 self.offer(now, first, p);
             }
+            Ev::LanTxEnd(l) => {
+                let r = self.lans[l as usize].tx_end(now);
+                match r.arrives {
+                    Some(at) => self.q.schedule(at, Ev::Arrive(r.packet)),
+                    None => self.pool.free(r.packet),
+                }
+                if let Some(end) = r.next_end {
+                    self.q.schedule(end, Ev::LanTxEnd(l));
+                }
+            }
             Ev::Sample => {
                 self.sample(now);
                 let next = now + secs(self.spec.sim.sample_interval).max(1);
@@ -502,6 +595,7 @@ impl World {
         let f = self.flows.len() as u32;
         self.flows.push(flow);
         self.attach_path_share(f as usize);
+        self.attach_tcbi(f as usize);
         self.handle(now, Ev::Start(f));
     }
 
@@ -524,7 +618,10 @@ impl World {
             .fwd
             .iter()
             .map(|&l| cc::fair_share::LinkShare {
-                rate_bps: self.links[l as usize].rate,
+                rate_bps: match self.links.get(l as usize) {
+                    Some(link) => link.rate,
+                    None => self.lans[self.lan_hops[l as usize - self.links.len()].lan as usize].rate,
+                },
                 active: self.active_on_link[l as usize].clone(),
             })
             .collect();
@@ -532,6 +629,103 @@ impl World {
             links,
             wire_bytes: fl.data_bytes as f64,
         };
+    }
+
+    /// Put flow `f` into its TCBI connection set (if its source host shares).
+    fn attach_tcbi(&mut self, f: usize) {
+        if !self.sharing.enabled() || self.flows[f].cbr.is_some() {
+            return;
+        }
+        let spec = &self.flows[f].spec;
+        let host = self.node_index[spec.src.as_str()];
+        let dst = &self.spec.nodes[self.node_index[spec.dst.as_str()] as usize].address;
+        self.flows[f].tcbi_set = self.sharing.set_for(host, dst);
+    }
+
+    fn acked_bytes(fl: &Flow) -> u64 {
+        fl.sender.snd_una * fl.spec.tcp.mss as u64
+    }
+
+    /// Flow `f` starts: consult the sharing service of its host. Returns the existing
+    /// members whose windows the FS controller overwrote.
+    fn tcbi_join(&mut self, now: Time, f: u32) -> Vec<u32> {
+        let Some(set) = self.flows[f as usize].tcbi_set else {
+            return Vec::new();
+        };
+        let members: Vec<u32> = self.sharing.members(set).to_vec();
+        let existing: Vec<Window> = members
+            .iter()
+            .map(|&m| {
+                let st = &self.flows[m as usize].sender.st;
+                Window {
+                    cwnd: st.cwnd,
+                    ssthresh: st.ssthresh,
+                }
+            })
+            .collect();
+        for (&m, w) in members.iter().zip(&existing) {
+            let s = &mut self.flows[m as usize].sender;
+            s.note(now, "tcbi_peer_cwnd", w.cwnd);
+            s.note(now, "tcbi_peer_ssthresh", w.ssthresh);
+        }
+        let tcp = &self.flows[f as usize].spec.tcp;
+        let standard = Window {
+            cwnd: tcp.init_cwnd,
+            ssthresh: tcp.init_ssthresh,
+        };
+        let d = self
+            .sharing
+            .on_start(to_secs(now), set, f, &existing, standard, tcp.initial_rto);
+        let fl = &mut self.flows[f as usize];
+        fl.tcbi_parallel = Some(d.parallel);
+        fl.tcbi_source = d.source;
+        if let Some(i) = d.initial {
+            fl.sender.preset(Preset {
+                cwnd: i.window.cwnd,
+                ssthresh: i.window.ssthresh,
+                rtt: i.rtt.map(|r| (r.srtt, r.rttvar)),
+            });
+        }
+        let now_members: Vec<u32> = self.sharing.members(set).to_vec();
+        let flows = &self.flows;
+        self.sharing.intervals.change(to_secs(now), set, &now_members, |g| {
+            Self::acked_bytes(&flows[g as usize])
+        });
+        let Some(e) = d.existing else {
+            return Vec::new();
+        };
+        for &m in &members {
+            let s = &mut self.flows[m as usize].sender;
+            s.overwrite_window(e.window.cwnd, e.window.ssthresh);
+            if let Some(r) = e.rtt {
+                s.assign_rtt(r.srtt, r.rttvar);
+            }
+            s.note(now, "tcbi_fs_cwnd", e.window.cwnd);
+        }
+        members
+    }
+
+    /// Flow `f` closed (completed, or its application stopped): it leaves its set.
+    fn tcbi_leave(&mut self, now: Time, f: u32) {
+        let Some(set) = self.flows[f as usize].tcbi_set else {
+            return;
+        };
+        let s = &self.flows[f as usize].sender;
+        let w = Window {
+            cwnd: s.st.cwnd,
+            ssthresh: s.st.ssthresh,
+        };
+        let rtt = s.has_rtt().then(|| Rtt {
+            srtt: s.st.srtt,
+            rttvar: s.st.rttvar,
+        });
+        if self.sharing.on_close(to_secs(now), set, f, w, rtt) {
+            let members: Vec<u32> = self.sharing.members(set).to_vec();
+            let flows = &self.flows;
+            self.sharing
+                .intervals
+                .change(to_secs(now), set, &members, |g| Self::acked_bytes(&flows[g as usize]));
+        }
     }
 
     fn set_active(&mut self, f: u32, active: bool) {
@@ -592,6 +786,7 @@ impl World {
         if !fl.completion_seen && fl.sender.stats.completion.is_some() {
             fl.completion_seen = true;
             self.set_active(f, false);
+            self.tcbi_leave(now, f);
             let fl = &mut self.flows[f as usize];
             if let Some(g) = fl.generator {
                 self.generated_flow_done(now, g);
@@ -614,9 +809,29 @@ impl World {
 
     fn offer(&mut self, now: Time, link: u32, p: u32) {
         let size = self.pool.get(p).size;
-        match self.links[link as usize].enqueue(now, size) {
-            Enqueue::Arrives(at) => self.q.schedule(at, Ev::Arrive(p)),
-            Enqueue::QueueDrop | Enqueue::Lost => self.pool.free(p),
+        if let Some(l) = self.links.get_mut(link as usize) {
+            match l.enqueue(now, size) {
+                Enqueue::Arrives(at) => self.q.schedule(at, Ev::Arrive(p)),
+                Enqueue::QueueDrop | Enqueue::Lost => self.pool.free(p),
+            }
+            return;
+        }
+        let h = self.lan_hops[link as usize - self.links.len()];
+        match self.lans[h.lan as usize].enqueue(now, h.iface, p, size) {
+            LanEnqueue::Transmitting(end) => self.q.schedule(end, Ev::LanTxEnd(h.lan)),
+            LanEnqueue::Queued => {}
+            LanEnqueue::QueueDrop => self.pool.free(p),
+        }
+    }
+
+    /// The nodes at the two ends of a hop (link direction or LAN hop).
+    fn hop_ends(&self, hop: u32) -> (u32, u32) {
+        match self.links.get(hop as usize) {
+            Some(l) => (l.from, l.to),
+            None => {
+                let h = self.lan_hops[hop as usize - self.links.len()];
+                (h.from, h.to)
+            }
         }
     }
 
@@ -627,7 +842,13 @@ impl World {
         let link = path[pkt.hop as usize];
         let next_hop = pkt.hop as usize + 1;
         let next_link = path.get(next_hop).copied();
-        self.links[link as usize].on_delivered();
+        match self.links.get_mut(link as usize) {
+            Some(l) => l.on_delivered(),
+            None => {
+                let h = self.lan_hops[link as usize - self.links.len()];
+                self.lans[h.lan as usize].on_delivered(h.iface);
+            }
+        }
         if let Some(c) = self.capture[link as usize] {
             self.record(c, now, &pkt);
         }
@@ -643,7 +864,22 @@ impl World {
             Kind::Data => fl.receiver.on_data(now, pkt.seq, pkt.ts, &mut out),
             Kind::Syn => fl.receiver.on_syn(now, pkt.ts, &mut out),
             Kind::Fin => fl.receiver.on_fin(now, pkt.ts, &mut out),
-            Kind::Ack | Kind::SynAck | Kind::FinAck => fl.sender.on_ack(now, pkt.kind, pkt.seq, pkt.ts_echo, &mut out),
+            Kind::Ack | Kind::SynAck | Kind::FinAck => {
+                let before = (fl.sender.st.srtt, fl.sender.st.rttvar);
+                fl.sender.on_ack(now, pkt.kind, pkt.seq, pkt.ts_echo, &mut out);
+                if let Some(set) = fl.tcbi_set {
+                    // Inform the sharing service of changed RTT estimates.
+                    let (srtt, rttvar) = (fl.sender.st.srtt, fl.sender.st.rttvar);
+                    if srtt != before.0 || rttvar != before.1 {
+                        self.sharing.on_rtt_change(
+                            set,
+                            pkt.flow,
+                            (srtt != before.0).then_some(srtt),
+                            (rttvar != before.1).then_some(rttvar),
+                        );
+                    }
+                }
+            }
             Kind::Datagram => {
                 if let Some(c) = &mut fl.cbr {
                     c.received += 1;
@@ -656,8 +892,7 @@ impl World {
 
     fn record(&mut self, c: u32, now: Time, pkt: &Packet) {
         let fl = &self.flows[pkt.flow as usize];
-        let l0 = &self.links[fl.fwd[0] as usize];
-        let (src, dst) = (l0.from, self.links[*fl.fwd.last().unwrap() as usize].to);
+        let (src, dst) = (self.hop_ends(fl.fwd[0]).0, self.hop_ends(*fl.fwd.last().unwrap()).1);
         let (sport, dport) = (1024 + (pkt.flow % 60000) as u16, 5001);
         let fwd = pkt.kind.forward();
         self.pcaps[c as usize].1.record(&CapturedPacket {
@@ -725,6 +960,17 @@ impl World {
                 return Err(format!("link direction {i}: arrivals != delivered + drops + in system"));
             }
             in_links += l.in_system;
+        }
+        for (k, lan) in self.lans.iter().enumerate() {
+            for (i, f) in lan.ifaces.iter().enumerate() {
+                if f.arrivals != f.departures + f.drops_queue + f.drops_loss + f.in_system {
+                    return Err(format!(
+                        "LAN {} interface {i}: arrivals != departures + drops + in system",
+                        self.spec.lans[k].name
+                    ));
+                }
+                in_links += f.in_system;
+            }
         }
         if in_links + self.injecting != self.pool.live() as u64 {
             return Err(format!(
@@ -808,6 +1054,17 @@ impl World {
                 },
             );
             flows.f("rto", s.current_rto());
+            let init = f.init.filter(|_| !udp);
+            flows.f("init_cwnd", init.map_or(f64::NAN, |i| i.cwnd));
+            flows.f("init_ssthresh", init.map_or(f64::NAN, |i| i.ssthresh));
+            flows.f("init_srtt", init.map_or(f64::NAN, |i| i.srtt));
+            flows.f("init_rttvar", init.map_or(f64::NAN, |i| i.rttvar));
+            flows.f("tcbi_parallel", f.tcbi_parallel.map_or(f64::NAN, |n| n as f64));
+            flows.s(
+                "tcbi_set",
+                f.tcbi_set.map_or("", |s| self.sharing.sets[s as usize].key.as_str()),
+            );
+            flows.s("tcbi_source", f.tcbi_source.name());
         }
         let mut links = TableBuilder::default();
         for (i, l) in self.links.iter().enumerate() {
@@ -875,8 +1132,99 @@ impl World {
         (flows.build(), links.build(), fts, lts, events)
     }
 
+    /// The per-interface LAN counters and the parallel-connection intervals (open
+    /// intervals are closed at the end of the run).
+    pub fn output_sharing(&self) -> (Table, Table) {
+        let dur = self.spec.sim.duration;
+        let (mut lan, mut member, mut address) = (vec![], vec![], vec![]);
+        let (mut rate, mut delay, mut limit, mut loss) = (vec![], vec![], vec![], vec![]);
+        let (mut arr, mut dep, mut dq, mut dl, mut ins) = (vec![], vec![], vec![], vec![], vec![]);
+        let (mut busy, mut util) = (vec![], vec![]);
+        for (k, l) in self.lans.iter().enumerate() {
+            let ls = &self.spec.lans[k];
+            for f in &l.ifaces {
+                lan.push(ls.name.clone());
+                let node = &self.spec.nodes[f.node as usize];
+                member.push(node.name.clone());
+                address.push(node.address.clone());
+                rate.push(ls.rate);
+                delay.push(ls.delay);
+                limit.push(ls.queue as u64);
+                loss.push(ls.loss);
+                arr.push(f.arrivals);
+                dep.push(f.departures);
+                dq.push(f.drops_queue);
+                dl.push(f.drops_loss);
+                ins.push(f.in_system);
+                let b = to_secs(f.busy_ns);
+                busy.push(b);
+                util.push((b / dur).min(1.0));
+            }
+        }
+        let lans = Table {
+            columns: vec![
+                ("lan".into(), Column::Str(lan)),
+                ("member".into(), Column::Str(member)),
+                ("address".into(), Column::Str(address)),
+                ("rate_bps".into(), Column::F64(rate)),
+                ("delay".into(), Column::F64(delay)),
+                ("queue_limit".into(), Column::U64(limit)),
+                ("loss".into(), Column::F64(loss)),
+                ("arrivals".into(), Column::U64(arr)),
+                ("departures".into(), Column::U64(dep)),
+                ("drops_queue".into(), Column::U64(dq)),
+                ("drops_loss".into(), Column::U64(dl)),
+                ("in_system".into(), Column::U64(ins)),
+                ("busy_time".into(), Column::F64(busy)),
+                ("utilisation".into(), Column::F64(util)),
+            ],
+        };
+        let mut iv = self.sharing.intervals.clone();
+        let flows = &self.flows;
+        iv.close_all(to_secs(self.end), |g| Self::acked_bytes(&flows[g as usize]));
+        let sets = &self.sharing.sets;
+        let col_s = |f: &dyn Fn(&crate::share::intervals::IntervalRow) -> String| iv.rows.iter().map(f).collect();
+        let intervals = Table {
+            columns: vec![
+                (
+                    "host".into(),
+                    Column::Str(col_s(&|r| {
+                        self.spec.nodes[sets[r.set as usize].host as usize].name.clone()
+                    })),
+                ),
+                ("set".into(), Column::Str(col_s(&|r| sets[r.set as usize].key.clone()))),
+                (
+                    "interval".into(),
+                    Column::U64(iv.rows.iter().map(|r| r.interval).collect()),
+                ),
+                ("t0".into(), Column::F64(iv.rows.iter().map(|r| r.t0).collect())),
+                ("t1".into(), Column::F64(iv.rows.iter().map(|r| r.t1).collect())),
+                ("n".into(), Column::U64(iv.rows.iter().map(|r| r.n as u64).collect())),
+                (
+                    "flow".into(),
+                    Column::U64(iv.rows.iter().map(|r| r.flow as u64).collect()),
+                ),
+                (
+                    "name".into(),
+                    Column::Str(col_s(&|r| flows[r.flow as usize].spec.name.clone())),
+                ),
+                (
+                    "acked_bytes".into(),
+                    Column::U64(iv.rows.iter().map(|r| r.acked_bytes).collect()),
+                ),
+            ],
+        };
+        (lans, intervals)
+    }
+
     pub fn packets_forwarded(&self) -> u64 {
-        self.links.iter().map(|l| l.delivered).sum()
+        self.links.iter().map(|l| l.delivered).sum::<u64>()
+            + self
+                .lans
+                .iter()
+                .flat_map(|l| l.ifaces.iter())
+                .map(|f| f.departures)
+                .sum::<u64>()
     }
 
     pub fn spec(&self) -> &Spec {

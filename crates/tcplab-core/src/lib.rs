@@ -8,6 +8,7 @@ pub mod cc;
 pub mod engine;
 pub mod net;
 pub mod scenario;
+pub mod share;
 pub mod sim;
 pub mod tcp;
 pub mod trace;

@@ -1,9 +1,11 @@
 //! Network: packets in a pool, link directions with a DropTail queue and Bernoulli loss,
-//! and static shortest-path routing.
+//! shared-medium LANs, and static shortest-path routing.
+mod lan;
 mod link;
 mod pool;
 mod routing;
 
+pub use lan::{Iface, Lan, LanEnqueue, TxEnd};
 pub use link::{Enqueue, LinkDir};
 pub use pool::{Packet, PacketPool};
 pub use routing::shortest_path;

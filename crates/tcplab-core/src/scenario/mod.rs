@@ -35,6 +35,22 @@ struct RawSpec {
     pcap: Vec<PcapSpec>,
     #[serde(default)]
     generators: Vec<RawGenerator>,
+    #[serde(default)]
+    lans: Vec<RawLan>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLan {
+    name: String,
+    members: Vec<String>,
+    rate: Value,
+    #[serde(default)]
+    delay: Option<Value>,
+    #[serde(default)]
+    queue: Option<Value>,
+    #[serde(default)]
+    loss: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -90,6 +106,10 @@ struct RawNode {
     name: String,
     #[serde(default)]
     kind: Option<String>,
+    #[serde(default)]
+    address: Option<Value>,
+    #[serde(default)]
+    tcbi: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -199,6 +219,43 @@ pub struct Spec {
     /// Sources that create TCP flows while the simulation runs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub generators: Vec<GeneratorSpec>,
+    /// Shared-medium LANs (Ethernet-type): one channel shared by all members.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lans: Vec<LanSpec>,
+}
+
+/// A shared-medium LAN: every member has its own DropTail interface queue of `queue`
+/// packets toward one channel of `rate` shared by all members (one frame at a time);
+/// a frame reaches its next-hop member `delay` after its transmission ends; every frame
+/// is lost with probability `loss`.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct LanSpec {
+    pub name: String,
+    pub members: Vec<String>,
+    pub rate: f64,
+    pub delay: f64,
+    pub queue: u32,
+    pub loss: f64,
+}
+
+/// TCP control block interdependence of one host (Savorić, Karl, Wolisz; RFC 2140).
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct TcbiSpec {
+    /// "none" (sets are tracked, nothing is shared), "mv" (mean value), "fs" (fair share).
+    pub controller: String,
+    /// Connections whose destination addresses agree in the first `prefix` bits form a set.
+    pub prefix: u8,
+    /// Temporal sharing (our design): reuse the values of closed connections.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temporal: Option<TemporalSpec>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct TemporalSpec {
+    /// Seconds after which a cached entry is ignored.
+    pub lifetime: f64,
+    /// "linear" (values decay linearly toward the standard ones over the lifetime) or "none".
+    pub ageing: String,
 }
 
 /// A source of TCP flows created at run time between one pair of hosts.
@@ -257,6 +314,11 @@ pub struct SimSpec {
 pub struct NodeSpec {
     pub name: String,
     pub kind: String,
+    /// IPv4 address (dotted quad); a default is assigned when the spec gives none.
+    #[serde(default)]
+    pub address: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcbi: Option<TcbiSpec>,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -558,9 +620,37 @@ fn normalise(raw: RawSpec) -> Result<Spec, SpecError> {
                 format!("{kind:?} is not allowed; allowed: host, router"),
             );
         }
+        let tcbi = match &n.tcbi {
+            Some(v) => Some(tcbi_options(&format!("{p}.tcbi"), v)?),
+            None => None,
+        };
+        if tcbi.is_some() && kind != "host" {
+            return err(&format!("{p}.tcbi"), "only hosts can carry tcbi");
+        }
+        let address = match &n.address {
+            Some(Value::String(a)) if a.is_empty() => String::new(),
+            Some(Value::String(a)) => match parse_ipv4(a) {
+                Some(_) => a.clone(),
+                None => {
+                    return err(
+                        &format!("{p}.address"),
+                        format!("{a:?} is not an IPv4 address like \"10.0.2.1\""),
+                    )
+                }
+            },
+            Some(v) => {
+                return err(
+                    &format!("{p}.address"),
+                    format!("expected an IPv4 address string, got {v}"),
+                )
+            }
+            None => String::new(),
+        };
         nodes.push(NodeSpec {
             name: n.name.clone(),
             kind,
+            address,
+            tcbi,
         });
     }
     if let Some(d) = &raw.dumbbell {
@@ -645,7 +735,31 @@ fn normalise(raw: RawSpec) -> Result<Spec, SpecError> {
         });
     }
 
-    let adjacency = adjacency(&nodes, &links, &index);
+    assign_addresses(&mut nodes)?;
+    let lans = raw
+        .lans
+        .iter()
+        .enumerate()
+        .map(|(i, l)| lan(i, l, &index))
+        .collect::<Result<Vec<_>, _>>()?;
+    for (i, l) in lans.iter().enumerate() {
+        if lans[..i].iter().any(|o| o.name == l.name) {
+            return err(
+                &format!("lans[{i}].name"),
+                format!("LAN name {:?} is used twice", l.name),
+            );
+        }
+    }
+    let mut adjacency = adjacency(&nodes, &links, &index);
+    for l in &lans {
+        for a in &l.members {
+            for b in &l.members {
+                if a != b {
+                    adjacency[index[a]].push(index[b]);
+                }
+            }
+        }
+    }
     let mut flows = Vec::new();
     for (i, f) in raw.flows.iter().enumerate() {
         expand_flow(i, f, &sim, &index, &adjacency, &mut flows)?;
@@ -686,6 +800,160 @@ fn normalise(raw: RawSpec) -> Result<Spec, SpecError> {
         flows,
         pcap: raw.pcap,
         generators,
+        lans,
+    })
+}
+
+/// Parse a dotted-quad IPv4 address.
+pub fn parse_ipv4(s: &str) -> Option<u32> {
+    let parts: Vec<&str> = s.split('.').collect();
+    if parts.len() != 4 {
+        return None;
+    }
+    let mut a: u32 = 0;
+    for p in parts {
+        if p.is_empty() || p.len() > 3 || !p.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let x: u32 = p.parse().ok()?;
+        if x > 255 {
+            return None;
+        }
+        a = (a << 8) | x;
+    }
+    Some(a)
+}
+
+pub fn format_ipv4(a: u32) -> String {
+    format!("{}.{}.{}.{}", a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255)
+}
+
+/// Check that given addresses are unique and give every other node a default: node `i`
+/// (in node order, dumbbell nodes after the declared ones) gets 10.0.0.0 + i + 1, or the
+/// next higher address not yet taken.
+fn assign_addresses(nodes: &mut [NodeSpec]) -> Result<(), SpecError> {
+    let mut taken: HashMap<u32, usize> = HashMap::new();
+    for (i, n) in nodes.iter().enumerate() {
+        if n.address.is_empty() {
+            continue;
+        }
+        let a = parse_ipv4(&n.address).expect("checked");
+        if let Some(j) = taken.insert(a, i) {
+            return err(
+                &format!("nodes[{i}].address"),
+                format!(
+                    "{:?} is already the address of nodes[{j}] ({:?})",
+                    n.address, nodes[j].name
+                ),
+            );
+        }
+    }
+    for (i, n) in nodes.iter_mut().enumerate() {
+        if !n.address.is_empty() {
+            continue;
+        }
+        let mut a = 0x0A00_0000u32 + i as u32 + 1;
+        while taken.contains_key(&a) {
+            a += 1;
+        }
+        taken.insert(a, i);
+        n.address = format_ipv4(a);
+    }
+    Ok(())
+}
+
+fn tcbi_options(path: &str, v: &Value) -> Result<TcbiSpec, SpecError> {
+    let Value::Object(m) = v else {
+        return err(path, format!("expected a table like {{controller = \"mv\"}}, got {v}"));
+    };
+    let mut t = TcbiSpec {
+        controller: "none".into(),
+        prefix: 32,
+        temporal: None,
+    };
+    for (k, v) in m {
+        let p = format!("{path}.{k}");
+        match k.as_str() {
+            "controller" => match v.as_str() {
+                Some(c @ ("none" | "mv" | "fs")) => t.controller = c.into(),
+                _ => return err(&p, format!("{v} is not allowed; allowed: \"none\", \"mv\", \"fs\"")),
+            },
+            "prefix" => {
+                let x = int_at_least(&p, v, 0)?;
+                if x > 32 {
+                    return err(&p, format!("{x} is not allowed; must be an integer in 0..=32"));
+                }
+                t.prefix = x as u8;
+            }
+            "temporal" => {
+                if v.is_null() {
+                    continue;
+                }
+                let Value::Object(tm) = v else {
+                    return err(&p, format!("expected a table like {{lifetime = 600}}, got {v}"));
+                };
+                let mut temporal = TemporalSpec {
+                    lifetime: 600.0,
+                    ageing: "linear".into(),
+                };
+                for (tk, tv) in tm {
+                    let tp = format!("{p}.{tk}");
+                    match tk.as_str() {
+                        "lifetime" => temporal.lifetime = time_pos(&tp, tv)?,
+                        "ageing" => match tv.as_str() {
+                            Some(a @ ("linear" | "none")) => temporal.ageing = a.into(),
+                            _ => return err(&tp, format!("{tv} is not allowed; allowed: \"linear\", \"none\"")),
+                        },
+                        _ => return err(&tp, "unknown field; allowed: lifetime, ageing"),
+                    }
+                }
+                t.temporal = Some(temporal);
+            }
+            _ => return err(&p, "unknown field; allowed: controller, prefix, temporal"),
+        }
+    }
+    Ok(t)
+}
+
+fn lan(i: usize, l: &RawLan, index: &HashMap<String, usize>) -> Result<LanSpec, SpecError> {
+    let p = format!("lans[{i}]");
+    if l.name.is_empty() {
+        return err(&format!("{p}.name"), "must not be empty");
+    }
+    if l.members.len() < 2 {
+        return err(&format!("{p}.members"), "a LAN needs at least 2 members");
+    }
+    for (k, m) in l.members.iter().enumerate() {
+        if !index.contains_key(m) {
+            return err(
+                &format!("{p}.members[{k}]"),
+                format!("unknown node {m:?}; declare it in [[nodes]]"),
+            );
+        }
+        if l.members[..k].contains(m) {
+            return err(&format!("{p}.members[{k}]"), format!("node {m:?} is listed twice"));
+        }
+    }
+    let rate = rate_pos(&format!("{p}.rate"), &l.rate)?;
+    let delay = match &l.delay {
+        Some(v) => time_nonneg(&format!("{p}.delay"), v)?,
+        None => 0.0,
+    };
+    let queue = match &l.queue {
+        Some(v) => queue(&format!("{p}.queue"), v)?,
+        None => 100,
+    };
+    let loss = match &l.loss {
+        Some(v) => prob(&format!("{p}.loss"), v)?,
+        None => 0.0,
+    };
+    Ok(LanSpec {
+        name: l.name.clone(),
+        members: l.members.clone(),
+        rate,
+        delay,
+        queue,
+        loss,
     })
 }
 
@@ -736,10 +1004,14 @@ fn dumbbell(d: &RawDumbbell, nodes: &mut Vec<NodeSpec>, links: &mut Vec<LinkSpec
     nodes.push(NodeSpec {
         name: "r1".into(),
         kind: "router".into(),
+        address: String::new(),
+        tcbi: None,
     });
     nodes.push(NodeSpec {
         name: "r2".into(),
         kind: "router".into(),
+        address: String::new(),
+        tcbi: None,
     });
     let link = |x: String, y: String, rate, delay, q, loss| LinkSpec {
         a: x,
@@ -758,10 +1030,14 @@ fn dumbbell(d: &RawDumbbell, nodes: &mut Vec<NodeSpec>, links: &mut Vec<LinkSpec
         nodes.push(NodeSpec {
             name: format!("s{i}"),
             kind: "host".into(),
+            address: String::new(),
+            tcbi: None,
         });
         nodes.push(NodeSpec {
             name: format!("d{i}"),
             kind: "host".into(),
+            address: String::new(),
+            tcbi: None,
         });
         links.push(link(format!("s{i}"), "r1".into(), a_rate, *delay, a_queue, a_loss));
         links.push(link("r2".into(), format!("d{i}"), a_rate, *delay, a_queue, a_loss));
@@ -1299,6 +1575,66 @@ mod tests {
         v["generators"][1]["size"] = serde_json::json!({"dist": "weibull", "mean": 1});
         let e = parse_v(&v).unwrap_err().0;
         assert!(e.starts_with("generators[1].size: unknown distribution"), "{e}");
+    }
+
+    fn lan_spec() -> serde_json::Value {
+        serde_json::json!({
+            "sim": {"duration": 5},
+            "nodes": [{"name": "h", "address": "10.0.2.1", "tcbi": {"controller": "mv", "prefix": 24}},
+                      {"name": "r", "kind": "router"}, {"name": "x"}, {"name": "y", "address": "10.0.0.3"}],
+            "links": [{"a": "r", "b": "y", "rate": 1e6, "delay": 0.01}],
+            "lans": [{"name": "lan1", "members": ["h", "r", "x"], "rate": "10Mb/s", "delay": 0.5e-6, "queue": 20}],
+            "flows": [{"src": "h", "dst": "y"}]
+        })
+    }
+
+    #[test]
+    fn addresses_tcbi_and_lans_normalise() {
+        let s = parse_v(&lan_spec()).unwrap();
+        let addr: Vec<&str> = s.nodes.iter().map(|n| n.address.as_str()).collect();
+        // defaults: 10.0.0.(i+1), skipping 10.0.0.3 which y holds
+        assert_eq!(addr, ["10.0.2.1", "10.0.0.2", "10.0.0.4", "10.0.0.3"]);
+        let t = s.nodes[0].tcbi.as_ref().unwrap();
+        assert_eq!((t.controller.as_str(), t.prefix, &t.temporal), ("mv", 24, &None));
+        assert_eq!(s.lans[0].queue, 20);
+        assert_eq!(s.lans[0].rate, 10e6);
+        let again = parse(&serde_json::to_string(&s).unwrap()).unwrap();
+        assert_eq!(s, again);
+        let mut v = lan_spec();
+        v["nodes"][0]["tcbi"]["temporal"] = serde_json::json!({});
+        let s = parse_v(&v).unwrap();
+        let tmp = s.nodes[0].tcbi.as_ref().unwrap().temporal.clone().unwrap();
+        assert_eq!((tmp.lifetime, tmp.ageing.as_str()), (600.0, "linear"));
+    }
+
+    #[test]
+    fn address_tcbi_and_lan_errors_name_the_field() {
+        let cases: Vec<(&str, serde_json::Value, &str)> = vec![
+            ("/nodes/2/address", "10.0.2.300".into(), "nodes[2].address:"),
+            ("/nodes/2/address", "10.0.2.1".into(), "nodes[2].address:"),
+            ("/nodes/0/tcbi/controller", "xx".into(), "nodes[0].tcbi.controller:"),
+            ("/nodes/0/tcbi/prefix", 33.into(), "nodes[0].tcbi.prefix:"),
+            ("/nodes/0/tcbi/colour", 1.into(), "nodes[0].tcbi.colour:"),
+            (
+                "/nodes/1/tcbi",
+                serde_json::json!({"controller": "mv"}),
+                "nodes[1].tcbi:",
+            ),
+            ("/lans/0/members/2", "nosuch".into(), "lans[0].members[2]:"),
+            ("/lans/0/members/2", "h".into(), "lans[0].members[2]:"),
+            ("/lans/0/loss", 1.5.into(), "lans[0].loss:"),
+            ("/lans/0/queue", 0.into(), "lans[0].queue:"),
+        ];
+        for (ptr, val, want) in cases {
+            let mut v = lan_spec();
+            let (parent, key) = ptr.rsplit_once('/').unwrap();
+            match v.pointer_mut(parent).unwrap() {
+                serde_json::Value::Array(xs) => xs[key.parse::<usize>().unwrap()] = val,
+                o => o[key] = val,
+            }
+            let e = parse_v(&v).unwrap_err().0;
+            assert!(e.starts_with(want), "{ptr}: {e}");
+        }
     }
 
     #[test]

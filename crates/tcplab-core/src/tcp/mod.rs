@@ -6,7 +6,7 @@ mod receiver;
 mod sender;
 
 pub use receiver::Receiver;
-pub use sender::{ConnState, FlowEvent, Sender, SenderConfig, SenderStats};
+pub use sender::{ConnState, FlowEvent, Preset, Sender, SenderConfig, SenderStats};
 
 use crate::sim::Time;
 

@@ -94,6 +94,20 @@ pub struct Sender {
     start: Time,
     pub stats: SenderStats,
     pub events: Vec<FlowEvent>,
+    /// Initial control block given from outside (TCBI), applied by `start` after the
+    /// algorithm's `init`.
+    preset: Option<Preset>,
+}
+
+/// Initial values a connection starts with instead of the standard ones (set by the TCBI
+/// sharing service through the backplane, never by an algorithm).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Preset {
+    pub cwnd: f64,
+    pub ssthresh: f64,
+    /// srtt and rttvar (seconds); the initial RTO is then srtt + 4·rttvar (clamped)
+    /// instead of the fixed initial RTO.
+    pub rtt: Option<(f64, f64)>,
 }
 
 impl Sender {
@@ -137,7 +151,48 @@ impl Sender {
             start: 0,
             stats: SenderStats::default(),
             events: Vec::new(),
+            preset: None,
         }
+    }
+
+    /// Start with these values instead of the standard ones (call before `start`).
+    pub fn preset(&mut self, p: Preset) {
+        self.preset = Some(p);
+    }
+
+    /// True once srtt/rttvar hold an estimate (a sample, or values given from outside).
+    pub fn has_rtt(&self) -> bool {
+        self.has_rtt
+    }
+
+    /// Overwrite cwnd and ssthresh of a running connection (FS-TCBI). The recovery state
+    /// is kept; outside recovery the phase follows the new values.
+    pub fn overwrite_window(&mut self, cwnd: f64, ssthresh: f64) {
+        self.st.cwnd = cwnd;
+        self.st.ssthresh = ssthresh;
+        if self.st.phase != Phase::FastRecovery && self.st.phase != Phase::TimeoutRecovery {
+            self.update_phase();
+        }
+    }
+
+    /// Set srtt and rttvar from outside (TCBI) and recompute the RTO from them; later
+    /// samples smooth from these values. The back-off and a running timer are kept.
+    pub fn assign_rtt(&mut self, srtt: f64, rttvar: f64) {
+        self.has_rtt = true;
+        self.st.srtt = srtt;
+        self.st.rttvar = rttvar;
+        self.rto = self.rto_from_estimates();
+    }
+
+    fn rto_from_estimates(&self) -> f64 {
+        (self.st.srtt + (4.0 * self.st.rttvar).max(self.cfg.tick))
+            .max(self.cfg.min_rto)
+            .min(self.cfg.max_rto)
+    }
+
+    /// Record an event from the backplane glue (e.g. TCBI decisions).
+    pub fn note(&mut self, now: Time, name: &'static str, value: f64) {
+        self.log(now, name, value);
     }
 
     fn sync(&mut self, now: Time) {
@@ -178,6 +233,13 @@ impl Sender {
         self.sync(now);
         self.start = now;
         self.cc.init(&mut self.st);
+        if let Some(p) = self.preset {
+            self.st.cwnd = p.cwnd;
+            self.st.ssthresh = p.ssthresh;
+            if let Some((srtt, rttvar)) = p.rtt {
+                self.assign_rtt(srtt, rttvar);
+            }
+        }
         self.update_phase();
         if self.cfg.handshake {
             self.state = ConnState::SynSent;
@@ -286,9 +348,7 @@ impl Sender {
             self.st.rttvar += (delta.abs() - self.st.rttvar) / 4.0;
         }
         self.st.min_rtt = self.st.min_rtt.min(r);
-        self.rto = (self.st.srtt + (4.0 * self.st.rttvar).max(tick))
-            .max(self.cfg.min_rto)
-            .min(self.cfg.max_rto);
+        self.rto = self.rto_from_estimates();
         self.backoff = 0;
         self.cc.on_rtt_sample(&self.st, r);
     }
@@ -565,6 +625,49 @@ mod tests {
         s.start(0, &mut out);
         assert_eq!(seqs(&out), (0..10).collect::<Vec<_>>());
         s
+    }
+
+    #[test]
+    fn preset_replaces_the_standard_start_for_any_algorithm() {
+        for name in ["newreno", "reno", "tahoe", "westwood_be", "rfs"] {
+            let tcp = TcpSpec {
+                init_cwnd: 2.0,
+                init_ssthresh: 64.0,
+                min_rto: 0.2,
+                tick: 0.0,
+                ..TcpSpec::default()
+            };
+            let mut s = sender(name, tcp, None);
+            s.preset(Preset {
+                cwnd: 5.5,
+                ssthresh: 40.0,
+                rtt: Some((0.1, 0.05)),
+            });
+            let mut out = vec![];
+            s.start(0, &mut out);
+            assert_eq!(seqs(&out), vec![0, 1, 2, 3, 4], "{name}: burst of floor(5.5)");
+            assert_eq!((s.st.cwnd, s.st.ssthresh), (5.5, 40.0), "{name}");
+            assert!((s.rto - 0.3).abs() < 1e-12, "{name}: rto {}", s.rto);
+            assert_eq!(s.rto_deadline, Some(secs(0.3)), "{name}");
+            // the first sample smooths from the preset: 7/8·0.1 + 1/8·0.2
+            ack(&mut s, 200 * MS, 1);
+            assert!((s.st.srtt - 0.1125).abs() < 1e-12, "{name}: srtt {}", s.st.srtt);
+        }
+    }
+
+    #[test]
+    fn overwrite_keeps_the_recovery_state() {
+        let mut s = sender_at_cwnd_10();
+        for k in 1..=3 {
+            ack(&mut s, k * MS, 0);
+        }
+        assert_eq!(s.st.phase, Phase::FastRecovery);
+        s.overwrite_window(3.25, 7.0);
+        assert_eq!(s.st.phase, Phase::FastRecovery);
+        assert_eq!((s.st.cwnd, s.st.ssthresh), (3.25, 7.0));
+        let mut s = sender_at_cwnd_10();
+        s.overwrite_window(3.0, 7.0);
+        assert_eq!(s.st.phase, Phase::SlowStart);
     }
 
     #[test]
