@@ -16,9 +16,9 @@ import pandas as pd
 from tcplab import _core
 from tcplab.scenario import as_spec, to_json
 
-TABLES = ("flows", "links", "flow_ts", "link_ts", "events", "lans", "parallel_intervals")
+TABLES = ("flows", "links", "flow_ts", "link_ts", "events", "lans", "parallel_intervals", "generators")
 # Tables added later: results saved before them load with an empty frame.
-_OPTIONAL_TABLES = ("lans", "parallel_intervals")
+_OPTIONAL_TABLES = ("lans", "parallel_intervals", "generators")
 
 
 @dataclass
@@ -32,6 +32,10 @@ class Results:
     - ``lans``: one row per LAN member interface (arrivals, departures, drops by cause)
     - ``parallel_intervals``: TCBI, one row per (interval of constant set membership with
       n >= 2, member flow): ``host, set, interval, t0, t1, n, flow, name, acked_bytes``
+    - ``generators``: one row per flow generator: flows created and completed, and the
+      completed flows' totals (segments, Σ completion time, Σ size/completion time,
+      delivered bytes, retransmissions, timeouts); a generator with ``record = "summary"``
+      appears only here, not in ``flows``
     - ``pcaps``: packet captures requested by the spec (name -> pcap bytes)
     - ``summary``: seed, duration, event count, wall times, and ``spec``, the normalised spec
       with every effective default
@@ -46,6 +50,7 @@ class Results:
     pcaps: dict = field(default_factory=dict)
     lans: pd.DataFrame = field(default_factory=pd.DataFrame)
     parallel_intervals: pd.DataFrame = field(default_factory=pd.DataFrame)
+    generators: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
     def spec(self) -> dict:

@@ -62,6 +62,8 @@ pub struct RunOutput {
     /// TCBI: every maximal interval with constant set membership and n >= 2, one row per
     /// (interval, member): `host, set, interval, t0, t1, n, flow, name, acked_bytes`.
     pub parallel_intervals: Table,
+    /// One row per flow generator (created and completed flows, totals).
+    pub generators: Table,
     /// Packet captures requested by the spec's `[[pcap]]` entries: (name "a-b", pcap bytes).
     pub pcaps: Vec<(String, Vec<u8>)>,
     /// JSON object: seed, duration, events, setup_seconds, loop_seconds, packets_forwarded, spec.
@@ -121,6 +123,7 @@ pub fn run_with_progress(
     world.check_invariants().map_err(Error::Simulation)?;
     let (flows, links, flow_ts, link_ts, events) = world.output();
     let (lans, parallel_intervals) = world.output_sharing();
+    let generators = world.output_generators();
     let summary = serde_json::json!({
         "seed": seed,
         "duration": world.spec().sim.duration,
@@ -139,6 +142,7 @@ pub fn run_with_progress(
         events,
         lans,
         parallel_intervals,
+        generators,
         pcaps: world.pcaps(),
         summary_json: summary.to_string(),
     })

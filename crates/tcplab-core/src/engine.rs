@@ -64,6 +64,71 @@ struct Generator {
     rng: Rng,
     created: u64,
     pages_left: u64,
+    totals: GeneratorTotals,
+}
+
+/// What a generator's completed flows add up to (the generators table).
+#[derive(Default)]
+struct GeneratorTotals {
+    completed: u64,
+    segments: u64,
+    /// Σ completion time (s)
+    duration: f64,
+    /// Σ size/completion time (segments/s)
+    rate: f64,
+    delivered_bytes: u64,
+    segments_sent: u64,
+    retransmits: u64,
+    timeouts: u64,
+    /// Completed flows whose state was freed (summary generators).
+    retired: u64,
+}
+
+/// The flows, indexed by flow id. A completed flow of a `record = "summary"` generator is
+/// retired once none of its packets is in the network: its slot then holds nothing and
+/// events that still name it (lazy timers) are ignored.
+struct FlowTable {
+    slots: Vec<Option<Box<Flow>>>,
+}
+
+impl FlowTable {
+    fn with_capacity(n: usize) -> FlowTable {
+        FlowTable {
+            slots: Vec::with_capacity(n),
+        }
+    }
+    fn push(&mut self, f: Flow) {
+        self.slots.push(Some(Box::new(f)));
+    }
+    fn len(&self) -> usize {
+        self.slots.len()
+    }
+    fn is_live(&self, f: u32) -> bool {
+        self.slots.get(f as usize).is_some_and(Option::is_some)
+    }
+    fn retire(&mut self, f: u32) {
+        self.slots[f as usize] = None;
+    }
+    /// The live flows with their ids.
+    fn iter(&self) -> impl Iterator<Item = (usize, &Flow)> {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter_map(|(i, f)| f.as_deref().map(|f| (i, f)))
+    }
+}
+
+impl std::ops::Index<usize> for FlowTable {
+    type Output = Flow;
+    fn index(&self, i: usize) -> &Flow {
+        self.slots[i].as_deref().expect("flow retired")
+    }
+}
+
+impl std::ops::IndexMut<usize> for FlowTable {
+    fn index_mut(&mut self, i: usize) -> &mut Flow {
+        self.slots[i].as_deref_mut().expect("flow retired")
+    }
 }
 
 struct Flow {
@@ -84,6 +149,8 @@ struct Flow {
     /// The generator that created this flow.
     generator: Option<u32>,
     completion_seen: bool,
+    /// Packets of this flow in the network (allocated, not yet freed).
+    in_flight: u32,
     /// Counted in the active-connection counters of its forward path (started, not finished).
     active: bool,
     /// Random per-packet processing time at the sender: (maximum, stream, time the last
@@ -120,7 +187,9 @@ pub struct World {
     q: EventQueue<Ev>,
     pool: PacketPool,
     links: Vec<LinkDir>,
-    flows: Vec<Flow>,
+    flows: FlowTable,
+    /// Completed flows of summary generators waiting for their last packets to leave.
+    retiring: Vec<u32>,
     scratch: Vec<Tx>,
     series: Series,
     sample_extra: Vec<(&'static str, f64)>,
@@ -178,6 +247,7 @@ impl Flow {
             cbr,
             generator,
             completion_seen: false,
+            in_flight: 0,
             active: false,
             tcbi_set: None,
             tcbi_parallel: None,
@@ -246,7 +316,7 @@ impl World {
             }
             Ok((fwd, rev))
         };
-        let mut flows = Vec::with_capacity(spec.flows.len());
+        let mut flows = FlowTable::with_capacity(spec.flows.len());
         for (i, f) in spec.flows.iter().enumerate() {
             let (fwd, rev) = route(&format!("flows[{i}]"), &f.src, &f.dst)?;
             flows.push(Flow::new(f.clone(), fwd, rev, None, seed)?);
@@ -261,6 +331,7 @@ impl World {
                 rev,
                 created: 0,
                 pages_left: 0,
+                totals: GeneratorTotals::default(),
             });
         }
         let mut capture = vec![None; hops];
@@ -282,6 +353,7 @@ impl World {
             pool: PacketPool::default(),
             links,
             flows,
+            retiring: Vec::new(),
             scratch: Vec::with_capacity(64),
             series: Series::default(),
             sample_extra: Vec::new(),
@@ -308,7 +380,7 @@ impl World {
             };
             w.q.schedule(secs(first), Ev::GenTick(g as u32));
         }
-        for (i, f) in w.flows.iter().enumerate() {
+        for (i, f) in w.flows.iter() {
             if let Some(c) = &f.cbr {
                 for (k, (at, _)) in c.schedule.iter().enumerate() {
                     w.q.schedule(*at, Ev::CbrRate(i as u32, k as u32));
@@ -355,6 +427,9 @@ impl World {
         let mut n: u32 = 0;
         while let Some((now, ev)) = self.q.pop_until(self.end) {
             self.handle(now, ev);
+            if !self.retiring.is_empty() {
+                self.retire_quiet_flows();
+            }
             n = n.wrapping_add(1);
             if n % 65_536 != 0 || (wall_limit.is_none() && progress.is_none()) {
                 continue;
@@ -385,6 +460,11 @@ impl World {
     }
 
     fn handle(&mut self, now: Time, ev: Ev) {
+        if let Ev::Start(f) | Ev::Stop(f) | Ev::Rto(f) | Ev::DelAck(f) | Ev::Switch(f, _) | Ev::CcTimer(f, _) = ev {
+            if !self.flows.is_live(f) {
+                return; // a lazy timer of a retired flow
+            }
+        }
         match ev {
             Ev::Arrive(p) => self.arrive(now, p),
             Ev::Start(f) => {
@@ -451,6 +531,7 @@ impl World {
                 c.next_seq += 1;
                 let size = c.packet;
                 let first = fl.fwd[0];
+                fl.in_flight += 1;
                 let p = self.pool.alloc(Packet {
                     flow: f,
                     kind: Kind::Datagram,
@@ -535,7 +616,7 @@ impl World {
                 let r = self.lans[l as usize].tx_end(now);
                 match r.arrives {
                     Some(at) => self.q.schedule(at, Ev::Arrive(r.packet)),
-                    None => self.pool.free(r.packet),
+                    None => self.release(r.packet),
                 }
                 if let Some(end) = r.next_end {
                     self.q.schedule(end, Ev::LanTxEnd(l));
@@ -597,6 +678,57 @@ impl World {
         self.attach_path_share(f as usize);
         self.attach_tcbi(f as usize);
         self.handle(now, Ev::Start(f));
+    }
+
+    /// Free a packet, and count it out of its flow.
+    fn release(&mut self, p: u32) {
+        let f = self.pool.get(p).flow;
+        self.pool.free(p);
+        let fl = &mut self.flows[f as usize];
+        fl.in_flight -= 1;
+    }
+
+    /// Add a completed generated flow to its generator's totals; a summary generator's flow
+    /// is queued for retirement.
+    fn count_generated_flow(&mut self, f: u32, g: u32) {
+        let fl = &self.flows[f as usize];
+        let s = &fl.sender;
+        let size = fl.spec.size.unwrap_or(0);
+        let d = s.stats.completion.map_or(0.0, |c| to_secs(c) - fl.spec.start);
+        let delivered = fl.receiver.delivered() * fl.spec.tcp.mss as u64;
+        let gen = &mut self.generators[g as usize];
+        let t = &mut gen.totals;
+        t.completed += 1;
+        t.segments += size;
+        t.duration += d;
+        if d > 0.0 {
+            t.rate += size as f64 / d;
+        }
+        t.delivered_bytes += delivered;
+        t.segments_sent += s.stats.segments_sent;
+        t.retransmits += s.stats.retransmits;
+        t.timeouts += s.stats.timeouts;
+        if gen.spec.record == "summary" {
+            self.retiring.push(f);
+        }
+    }
+
+    /// Retire the queued flows that have no packet left in the network.
+    fn retire_quiet_flows(&mut self) {
+        let mut i = 0;
+        while i < self.retiring.len() {
+            let f = self.retiring[i];
+            let fl = &self.flows[f as usize];
+            if fl.in_flight == 0 {
+                if let Some(g) = fl.generator {
+                    self.generators[g as usize].totals.retired += 1;
+                }
+                self.flows.retire(f);
+                self.retiring.swap_remove(i);
+            } else {
+                i += 1;
+            }
+        }
     }
 
     /// A generated flow completed: closed-loop generators schedule their next flow.
@@ -763,6 +895,7 @@ impl World {
                 _ => fl.ack_bytes,
             };
             let first = if tx.kind.forward() { fl.fwd[0] } else { fl.rev[0] };
+            self.flows[f as usize].in_flight += 1;
             let p = self.pool.alloc(Packet {
                 flow: f,
                 kind: tx.kind,
@@ -789,6 +922,7 @@ impl World {
             self.tcbi_leave(now, f);
             let fl = &mut self.flows[f as usize];
             if let Some(g) = fl.generator {
+                self.count_generated_flow(f, g);
                 self.generated_flow_done(now, g);
             }
         }
@@ -812,7 +946,7 @@ impl World {
         if let Some(l) = self.links.get_mut(link as usize) {
             match l.enqueue(now, size) {
                 Enqueue::Arrives(at) => self.q.schedule(at, Ev::Arrive(p)),
-                Enqueue::QueueDrop | Enqueue::Lost => self.pool.free(p),
+                Enqueue::QueueDrop | Enqueue::Lost => self.release(p),
             }
             return;
         }
@@ -820,7 +954,7 @@ impl World {
         match self.lans[h.lan as usize].enqueue(now, h.iface, p, size) {
             LanEnqueue::Transmitting(end) => self.q.schedule(end, Ev::LanTxEnd(h.lan)),
             LanEnqueue::Queued => {}
-            LanEnqueue::QueueDrop => self.pool.free(p),
+            LanEnqueue::QueueDrop => self.release(p),
         }
     }
 
@@ -857,7 +991,7 @@ impl World {
             self.offer(now, next, p);
             return;
         }
-        self.pool.free(p);
+        self.release(p);
         let mut out = std::mem::take(&mut self.scratch);
         let fl = &mut self.flows[pkt.flow as usize];
         match pkt.kind {
@@ -916,7 +1050,7 @@ impl World {
     fn sample(&mut self, now: Time) {
         let t = to_secs(now);
         let s = &mut self.series;
-        for (i, f) in self.flows.iter().enumerate() {
+        for (i, f) in self.flows.iter() {
             if f.cbr.is_some() {
                 continue;
             }
@@ -980,7 +1114,7 @@ impl World {
                 self.pool.live()
             ));
         }
-        for (i, f) in self.flows.iter().enumerate() {
+        for (i, f) in self.flows.iter() {
             if let Some(c) = &f.cbr {
                 if c.received > c.next_seq {
                     return Err(format!("flow {i}: UDP received more than sent"));
@@ -997,11 +1131,45 @@ impl World {
         Ok(())
     }
 
+    /// One row per generator: the flows it created and what its completed flows add up to
+    /// (T̄1 = segments / duration, T̄2 = rate / completed, in segments per second).
+    pub fn output_generators(&self) -> Table {
+        let mut t = TableBuilder::default();
+        for g in &self.generators {
+            let x = &g.totals;
+            t.s("generator", &g.spec.name);
+            t.s("kind", &g.spec.kind);
+            t.s("record", &g.spec.record);
+            t.s("src", &g.spec.src);
+            t.s("dst", &g.spec.dst);
+            t.u("created", g.created);
+            t.u("completed", x.completed);
+            t.u("completed_segments", x.segments);
+            t.f("completed_duration", x.duration);
+            t.f("sum_rate", x.rate);
+            t.u("delivered_bytes", x.delivered_bytes);
+            t.u("segments_sent", x.segments_sent);
+            t.u("retransmits", x.retransmits);
+            t.u("timeouts", x.timeouts);
+            t.u("retired", x.retired);
+        }
+        let mut out = t.build();
+        if out.columns.is_empty() {
+            out.columns = vec![("generator".into(), Column::Str(vec![]))];
+        }
+        out
+    }
+
     /// Collect the result tables.
     pub fn output(&self) -> (Table, Table, Table, Table, Table) {
         let dur = self.spec.sim.duration;
         let mut flows = TableBuilder::default();
-        for (i, f) in self.flows.iter().enumerate() {
+        for (i, f) in self.flows.iter() {
+            if f.generator
+                .is_some_and(|g| self.generators[g as usize].spec.record == "summary")
+            {
+                continue;
+            }
             let s = &f.sender;
             let (mss, delivered, sent) = match &f.cbr {
                 Some(c) => (c.packet as u64, c.received, c.next_seq),
@@ -1112,7 +1280,7 @@ impl World {
             ],
         };
         let mut events = TableBuilder::default();
-        for (i, f) in self.flows.iter().enumerate() {
+        for (i, f) in self.flows.iter() {
             for e in &f.sender.events {
                 events.f("time", to_secs(e.time));
                 events.u("flow", i as u64);

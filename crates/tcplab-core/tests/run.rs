@@ -17,6 +17,7 @@ fn col(out: &RunOutput, table: &str, name: &str) -> Vec<f64> {
         "flows" => &out.flows,
         "links" => &out.links,
         "flow_ts" => &out.flow_ts,
+        "generators" => &out.generators,
         _ => &out.link_ts,
     };
     t.f64s(name)
@@ -249,6 +250,10 @@ fn pcap_capture_of_a_link_direction() {
     }
 }
 
+fn gen_retired(o: &RunOutput) -> f64 {
+    col(o, "generators", "retired")[0]
+}
+
 fn generated(kind_fields: serde_json::Value, duration: f64) -> RunOutput {
     let mut g = kind_fields;
     g["src"] = "s0".into();
@@ -321,6 +326,54 @@ fn session_generator_alternates_pages_and_reading() {
         let expected = if i % 3 == 2 { 10.0 } else { 2.0 };
         assert!((g - expected).abs() < 1e-6, "gap {i} = {g}");
     }
+}
+
+#[test]
+fn summary_generators_free_completed_flows_and_keep_the_same_totals() {
+    // Poisson arrivals onto a congested bottleneck (losses, timeouts, packets of completed
+    // flows still in flight): recording only the totals must not change the simulation.
+    let fields = |record: &str| {
+        serde_json::json!({"kind": "poisson", "rate": 40, "record": record,
+                           "size": {"dist": "pareto", "shape": 1.5, "scale": 10}})
+    };
+    let full = generated(fields("flows"), 60.0);
+    let summary = generated(fields("summary"), 60.0);
+    assert_eq!(summary.flows.f64s("flow").len(), 0, "summary flows have no rows");
+    assert_eq!(gen_retired(&full), 0.0);
+    assert!(
+        gen_retired(&summary) > 0.95 * col(&summary, "generators", "completed")[0],
+        "state freed"
+    );
+    let per_flow = full.flows.f64s("flow").len() as f64;
+    let gen = |o: &RunOutput, c: &str| col(o, "generators", c)[0];
+    assert_eq!(gen(&full, "created"), per_flow);
+    for c in [
+        "created",
+        "completed",
+        "completed_segments",
+        "delivered_bytes",
+        "retransmits",
+        "timeouts",
+    ] {
+        assert_eq!(gen(&full, c), gen(&summary, c), "{c}");
+    }
+    let ct = col(&full, "flows", "completion_time");
+    let size = col(&full, "flows", "size");
+    let done: Vec<usize> = (0..ct.len()).filter(|&i| ct[i].is_finite()).collect();
+    assert_eq!(done.len() as f64, gen(&full, "completed"));
+    let d: f64 = done.iter().map(|&i| ct[i]).sum();
+    assert!((gen(&summary, "completed_duration") - d).abs() < 1e-6 * d);
+    let rate: f64 = done.iter().map(|&i| size[i] / ct[i]).sum();
+    assert!((gen(&summary, "sum_rate") - rate).abs() < 1e-6 * rate);
+    assert!(
+        col(&full, "links", "drops_queue").iter().sum::<f64>() > 0.0,
+        "the scenario has losses"
+    );
+    assert_eq!(col(&full, "links", "arrivals"), col(&summary, "links", "arrivals"));
+    assert_eq!(
+        col(&full, "links", "drops_queue"),
+        col(&summary, "links", "drops_queue")
+    );
 }
 
 #[test]

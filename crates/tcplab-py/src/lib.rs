@@ -66,7 +66,7 @@ fn table_to_dict<'py>(py: Python<'py>, np: &Bound<'py, PyModule>, t: &Table) -> 
 /// Run one simulation (optionally bounded by `wall_limit` seconds of wall-clock time).
 ///
 /// Returns a dict with the tables `flows`, `links`, `flow_ts`, `link_ts`, `events`, `lans`,
-/// `parallel_intervals` (each a
+/// `parallel_intervals`, `generators` (each a
 /// dict of column name -> numpy array or list of str), `pcaps` (name -> pcap bytes) and
 /// `summary` (a dict; its `spec` is the normalised spec).
 ///
@@ -116,6 +116,7 @@ fn run(
     d.set_item("events", table_to_dict(py, &np, &out.events)?)?;
     d.set_item("lans", table_to_dict(py, &np, &out.lans)?)?;
     d.set_item("parallel_intervals", table_to_dict(py, &np, &out.parallel_intervals)?)?;
+    d.set_item("generators", table_to_dict(py, &np, &out.generators)?)?;
     let pcaps = PyDict::new_bound(py);
     for (name, bytes) in &out.pcaps {
         pcaps.set_item(name, PyBytes::new_bound(py, bytes))?;

@@ -88,6 +88,8 @@ struct RawGenerator {
     reading: Option<Value>,
     #[serde(default)]
     max_flows: Option<Value>,
+    #[serde(default)]
+    record: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -293,6 +295,11 @@ pub struct GeneratorSpec {
     pub reading: Option<Dist>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_flows: Option<u64>,
+    /// `flows`: one row per created flow in the flows table; `summary`: only the
+    /// generator's totals (generators table), and a completed flow's state is freed, so
+    /// that a long run with millions of background flows keeps little in memory.
+    #[serde(default = "default_record")]
+    pub record: String,
 }
 
 /// Capture the packets that cross the link from `a` to `b` (as the far end receives them).
@@ -1264,6 +1271,10 @@ fn dist(path: &str, v: &Value) -> Result<Dist, SpecError> {
     Ok(d)
 }
 
+fn default_record() -> String {
+    "flows".into()
+}
+
 fn expand_generator(
     i: usize,
     g: &RawGenerator,
@@ -1366,6 +1377,13 @@ fn expand_generator(
             need(reading.is_some(), "reading")?;
         }
     }
+    let record = g.record.clone().unwrap_or_else(default_record);
+    if record != "flows" && record != "summary" {
+        return err(
+            &format!("{p}.record"),
+            format!("{record:?} is not allowed; allowed: flows, summary"),
+        );
+    }
     let max_flows = g
         .max_flows
         .as_ref()
@@ -1409,6 +1427,7 @@ fn expand_generator(
             pages: pages.clone(),
             reading: reading.clone(),
             max_flows,
+            record: record.clone(),
         });
     }
     Ok(())
