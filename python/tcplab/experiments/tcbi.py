@@ -1,0 +1,356 @@
+"""Reproduction of Savorić, Karl, Wolisz: "The TCP Control Block Interdependence in Fixed
+Networks — Some Performance Results" (Tables 2–5), and temporal sharing (RFC 2140), which the
+paper describes but does not evaluate.
+
+Readings where the paper is silent (SEED-NOTES §1, stated in docs/tcbi.md): BR1 and BR2 hang
+off RB by 100 Mb/s, 0.25 ms links like BS2 and BS3 off RA; background flows run BS_i → BR_i
+and TCBI flows S_i → R_i; each WWW source is one sequential user (session, exponential gap,
+next session; the reading time starts when a page's transfer ends); one page is one
+connection of ⌈size/1000⌉ segments; the short source's inter-connection time is the reading
+time's gamma; the LANs are a shared collision-free 10 Mb/s channel with 20-packet interface
+queues (docs/scenario.md); PLR applies to every frame on the receiver LAN; initial RTO 3 s,
+minimum RTO 0.2 s, 10 ms timer tick and receiver window 256 segments (ns-2 defaults; the
+window must not clamp the MV initial cwnd). Connection sets are the receiver LAN's /24.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from tcplab import plots
+from tcplab.experiments import Analysis, Figure, Plan, Run, Table, experiment, paper_values, verdict
+from tcplab.stats import mean_ci, unpaired_t_test
+
+PAPER = "Savorić, Karl, Wolisz: The TCP Control Block Interdependence in Fixed Networks"
+MSS = 1000
+CONTROLLERS = ["none", "mv", "fs"]
+CONTROLLER_LABEL = {"none": "no TCBI", "mv": "MV-TCBI", "fs": "FS-TCBI"}
+SOURCES = ["tcp1", "tcp2", "tcp3"]
+SOURCE_LABEL = {"tcp1": "TCP 1 (short)", "tcp2": "TCP 2 (WWW)", "tcp3": "TCP 3 (WWW)"}
+SCENARIO_PLR = {1: 0.0, 2: 0.05}
+
+# Table 1 of the paper (means and standard deviations of the variables themselves).
+INTER_SESSION = {"dist": "exponential", "mean": 5.0}
+PAGES = {"dist": "lognormal", "mean": 25.807, "std": 78.752}
+READING = {"dist": "gamma", "mean": 35.286, "std": 147.390}
+PAGE_SIZE = {"dist": "pareto", "shape": 1.7584, "scale": 30458.0}  # bytes; β is the minimum
+SHORT_SEGMENTS = 5
+
+TCP = {"mss": MSS, "init_cwnd": 2, "init_ssthresh": 64, "rwnd": 256, "initial_rto": 3.0, "min_rto": 0.2,
+       "tick": 0.01}
+WARMUP = 100.0
+
+
+def tcbi_spec(controller: str, plr: float, duration: float, temporal: float | None = None) -> dict:
+    """Figure 2 of the paper: the TCBI host and BS1 on the sender LAN, R1–R3 and BR3 on the
+    receiver LAN, RA–RB 100 Mb/s 10 ms, BS2/BS3 (BR1/BR2) on 100 Mb/s 0.25 ms links to RA (RB).
+    `temporal`: lifetime in seconds of the per-set cache of closed connections (None: off)."""
+    tcbi = {"controller": controller, "prefix": 24}
+    if temporal is not None:
+        tcbi["temporal"] = {"lifetime": temporal}
+    fast = {"rate": 100e6, "delay": 0.25e-3, "queue": 20}
+    nodes = [
+        {"name": "tcbi", "address": "10.0.1.1", "tcbi": tcbi},
+        {"name": "bs1", "address": "10.0.1.2"},
+        {"name": "ra", "kind": "router", "address": "10.0.1.254"},
+        {"name": "bs2", "address": "10.0.3.1"},
+        {"name": "bs3", "address": "10.0.4.1"},
+        {"name": "rb", "kind": "router", "address": "10.0.2.254"},
+        {"name": "r1", "address": "10.0.2.1"},
+        {"name": "r2", "address": "10.0.2.2"},
+        {"name": "r3", "address": "10.0.2.3"},
+        {"name": "br3", "address": "10.0.2.4"},
+        {"name": "br1", "address": "10.0.5.1"},
+        {"name": "br2", "address": "10.0.6.1"},
+    ]
+    links = [{"a": "ra", "b": "rb", "rate": 100e6, "delay": 0.010, "queue": 20},
+             {"a": "bs2", "b": "ra", **fast}, {"a": "bs3", "b": "ra", **fast},
+             {"a": "rb", "b": "br1", **fast}, {"a": "rb", "b": "br2", **fast}]
+    lan = {"rate": 10e6, "delay": 0.5e-6, "queue": 20}
+    lans = [{"name": "sender_lan", "members": ["tcbi", "bs1", "ra"], **lan, "loss": 0.0},
+            {"name": "receiver_lan", "members": ["rb", "r1", "r2", "r3", "br3"], **lan, "loss": plr}]
+    www = {"kind": "sessions", "session_gap": INTER_SESSION, "pages": PAGES, "reading": READING,
+           "size": PAGE_SIZE, "size_unit": "bytes"}
+    generators = [
+        {"name": "tcp1", "kind": "closed", "src": "tcbi", "dst": "r1",
+         "size": {"dist": "constant", "value": SHORT_SEGMENTS}, "think": READING, "tcp": TCP},
+        {"name": "tcp2", "src": "tcbi", "dst": "r2", **www, "tcp": TCP},
+        {"name": "tcp3", "src": "tcbi", "dst": "r3", **www, "tcp": TCP},
+    ] + [{"name": f"bg{i}", "kind": "closed", "src": f"bs{i}", "dst": f"br{i}", "size": PAGE_SIZE,
+          "size_unit": "bytes", "think": {"dist": "constant", "value": 0.0}, "tcp": TCP, "record": "summary"}
+         for i in (1, 2, 3)]
+    return {"sim": {"duration": duration, "sample_interval": duration}, "nodes": nodes, "links": links,
+            "lans": lans, "generators": generators}
+
+
+def jain(x) -> float:
+    x = np.asarray(x, dtype=float)
+    s2 = float((x * x).sum())
+    return float(x.sum() ** 2 / (len(x) * s2)) if s2 > 0 else float("nan")
+
+
+def connection_metrics(flows: pd.DataFrame) -> dict:
+    """T̄1 = Σs/Σd and T̄2 = mean(s/d) in segments/s, and the mean initial variables, over the
+    given connections (s = size in segments, d = first segment to last ACK)."""
+    f = flows[flows["completion_time"] > 0]
+    s, d = f["size"].astype(float), f["completion_time"].astype(float)
+    out = {"n": len(f), "T1": float(s.sum() / d.sum()) if len(f) else float("nan"),
+           "T2": float((s / d).mean()) if len(f) else float("nan")}
+    for v in ("init_cwnd", "init_ssthresh", "init_srtt", "init_rttvar"):
+        out[v] = float(f[v].mean()) if len(f) and f[v].notna().any() else float("nan")
+    return out
+
+
+def fairness(intervals: pd.DataFrame) -> dict:
+    """Jain's index of connections existing in parallel: per maximal interval of constant
+    membership (n ≥ 2), t_i = member i's acknowledged segments / interval length; Ī_f is the
+    unweighted mean over intervals, also reported weighted by the interval's length."""
+    if intervals is None or len(intervals) == 0:
+        return {"If": float("nan"), "If_weighted": float("nan"), "intervals": 0}
+    x = intervals[intervals["t1"] > intervals["t0"]].copy()
+    x["length"] = x["t1"] - x["t0"]
+    x["rate"] = x["acked_bytes"] / MSS / x["length"]
+    per = x.groupby(["set", "interval"]).agg(length=("length", "first"), index=("rate", jain))
+    per = per[per["index"].notna()]
+    return {"If": float(per["index"].mean()),
+            "If_weighted": float((per["index"] * per["length"]).sum() / per["length"].sum()),
+            "intervals": len(per)}
+
+
+def run_metrics(r) -> dict:
+    """Everything one run contributes: per TCBI source over its eligible new connections
+    (at least one parallel connection in the set at the start), the parallel connections,
+    the background, and the share of eligible connections."""
+    f = r.flows[r.flows["start"] >= WARMUP]
+    host = f[f["generator"].isin(SOURCES)]
+    eligible = host[host["tcbi_parallel"] >= 1]
+    out = {"eligible_share": len(eligible) / len(host) if len(host) else float("nan"),
+           "connections": len(host),
+           "connections_per_s": len(host) / (r.summary["duration"] - WARMUP)}
+    for src in SOURCES:
+        for k, v in connection_metrics(eligible[eligible["generator"] == src]).items():
+            out[f"{src}:{k}"] = v
+    iv = r.parallel_intervals
+    if len(iv):
+        iv = iv[iv["t0"] >= WARMUP]
+    # connections existing in parallel: those that overlapped another one of the set at any
+    # time of their life; T̄1 and T̄2 over their whole transfers
+    overlapped = host[host["name"].isin(set(iv["name"])) if len(iv) else host["tcbi_parallel"] >= 1]
+    for k, v in {**connection_metrics(overlapped), **fairness(iv)}.items():
+        out[f"parallel:{k}"] = v
+    out.update(background_metrics(r))
+    return out
+
+
+def background_metrics(r) -> dict:
+    """The background senders (recorded as generator totals over the whole run, warm-up
+    included): T̄1 = Σ segments / Σ durations of their completed connections, and goodput."""
+    g = r.generators[r.generators["generator"].str.startswith("bg")]
+    return {"background:T1": float(g["completed_segments"].sum() / g["completed_duration"].sum()),
+            "background:T2": float(g["sum_rate"].sum() / g["completed"].sum()),
+            "background:goodput_bps": float(g["delivered_bytes"].sum() * 8 / r.summary["duration"])}
+
+
+METRIC_ROWS = [("T1", "T̄1 new connections [seg/s]"), ("T2", "T̄2 new connections [seg/s]"),
+               ("init_cwnd", "initial cwnd [seg]"), ("init_ssthresh", "initial ssthresh [seg]"),
+               ("init_srtt", "initial srtt [s]"), ("init_rttvar", "initial rttvar [s]")]
+PARALLEL_ROWS = [("T1", "parallel connections T̄1 [seg/s]"), ("T2", "parallel connections T̄2 [seg/s]"),
+                 ("If", "parallel connections Ī_f")]
+
+
+def results_table(m: pd.DataFrame, scenario: int) -> pd.DataFrame:
+    """Table 2 (scenario 1) or 4 (scenario 2): our mean over runs beside the paper's value."""
+    paper = paper_values("tcbi")["table2" if scenario == 1 else "table4"]
+    rows = []
+
+    def row(quantity, source, col, ref):
+        r = {"quantity": quantity, "source": source}
+        for i, c in enumerate(CONTROLLERS):
+            vals = m.loc[m["controller"] == c, col]
+            ci = mean_ci(vals) if vals.notna().sum() >= 2 else None
+            r[CONTROLLER_LABEL[c]] = float(vals.mean()) if vals.notna().any() else float("nan")
+            r[f"{CONTROLLER_LABEL[c]} ±"] = ci.half_width if ci else float("nan")
+            r[f"paper {CONTROLLER_LABEL[c]}"] = ref[i] if ref and ref[i] is not None else float("nan")
+        rows.append(r)
+
+    for key, label in METRIC_ROWS:
+        for src in SOURCES:
+            row(label, SOURCE_LABEL[src], f"{src}:{key}", paper[key][src])
+    for key, label in PARALLEL_ROWS:
+        row(label, "all", f"parallel:{key}", paper["parallel"][key])
+    row("parallel connections Ī_f, weighted by duration", "all", "parallel:If_weighted", None)
+    row("background connections T̄1 [seg/s]", "BS1–BS3", "background:T1", None)
+    row("new connections per second at the TCBI host", "TCP 1–3", "connections_per_s",
+        [23_000 / 250_000] * 3)
+    row("share of eligible new connections", "TCP 1–3", "eligible_share",
+        [paper_values("tcbi")["eligible_share"][f"scenario{scenario}"]] * 3)
+    return pd.DataFrame(rows)
+
+
+def _fmt_test(level, lo, hi) -> str:
+    return f"{level:.2f}: ({lo:+.2f}, {hi:+.2f})"
+
+
+def significance_table(m: pd.DataFrame, scenario: int) -> pd.DataFrame:
+    """Table 3 (scenario 1) or 5 (scenario 2): the unpaired t-test of (no TCBI) − (TCBI) per
+    quantity, at the highest of 0.99/0.95/0.90 whose interval excludes 0 (else the 0.90 one)."""
+    paper = paper_values("tcbi")["table3" if scenario == 1 else "table5"]
+    base = m[m["controller"] == "none"]
+    rows = []
+    items = [(k, SOURCE_LABEL[s], f"{s}:{k}", paper[k][s]) for k in ("T1", "T2") for s in SOURCES]
+    items += [(k, "parallel", f"parallel:{k}", paper["parallel"][k]) for k in ("T1", "T2", "If")]
+    for key, source, col, ref in items:
+        r = {"quantity": key, "source": source}
+        for c in ("mv", "fs"):
+            other = m[m["controller"] == c]
+            try:
+                t = unpaired_t_test(base[col], other[col])
+                r[f"no↔{c.upper()}"] = _fmt_test(t.interval_level, *t.interval)
+                r[f"no↔{c.upper()} decision"] = ("TCBI better" if t.level and t.difference < 0 else
+                                                  "no TCBI better" if t.level else "indistinguishable")
+            except ValueError as e:
+                r[f"no↔{c.upper()}"] = f"n/a ({e})"
+                r[f"no↔{c.upper()} decision"] = "n/a"
+            r[f"paper no↔{c.upper()}"] = _fmt_test(*ref[c])
+        rows.append(r)
+    return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------- Tables 2–5
+
+GRID = {
+    "quick": dict(duration=10_000.0, seeds=[1, 2]),
+    "full": dict(duration=250_000.0, seeds=[1, 2, 3, 4, 5]),
+}
+
+
+@experiment("tcbi_ensemble", "Ensemble TCBI: no TCBI, MV-TCBI and FS-TCBI with a reliable (scenario 1) and a "
+            "5 % lossy (scenario 2) receiver LAN (Tables 2-5)", PAPER)
+def tcbi_ensemble(size: str) -> Plan:
+    g = GRID[size]
+    runs = [Run({"scenario": sc, "controller": c}, tcbi_spec(c, SCENARIO_PLR[sc], g["duration"]), seed,
+                wall_limit=4 * 3600)
+            for seed in g["seeds"] for sc in (1, 2) for c in CONTROLLERS]
+    return Plan(runs, analyse_ensemble, {"duration_s": g["duration"], "seeds": g["seeds"], "warm-up_s": WARMUP,
+                                         "segment": MSS, "connection set": "receiver LAN /24"})
+
+
+def metrics_frame(done) -> pd.DataFrame:
+    return pd.DataFrame([{**d.params, "seed": d.seed, **run_metrics(d.results)} for d in done])
+
+
+def analyse_ensemble(done) -> Analysis:
+    m = metrics_frame(done)
+    tables, findings = [], []
+    for sc in (1, 2):
+        x = m[m["scenario"] == sc]
+        if x.empty:
+            continue
+        t = results_table(x, sc)
+        tables.append(Table(f"table{2 if sc == 1 else 4}",
+                            f"Table {2 if sc == 1 else 4}: scenario {sc} (PLR {SCENARIO_PLR[sc]:.0%}), eligible new "
+                            "connections per source and parallel connections; mean over runs ± 95 % CI", t,
+                            paper=f"Table {2 if sc == 1 else 4}",
+                            note="srtt/rttvar: ours in seconds, the paper's in its ns-2 time unit (compare ratios)"))
+        tables.append(Table(f"table{3 if sc == 1 else 5}",
+                            f"Table {3 if sc == 1 else 5}: scenario {sc}, unpaired t-test of (no TCBI) − (TCBI)",
+                            significance_table(x, sc), paper=f"Table {3 if sc == 1 else 5}"))
+        findings += ensemble_findings(x, sc)
+    return Analysis(tables, [], findings)
+
+
+def ensemble_findings(x: pd.DataFrame, sc: int) -> list[str]:
+    mean = x.groupby("controller").mean(numeric_only=True)
+    out = []
+
+    def gain(c, col):
+        return 100 * (mean.loc[c, col] / mean.loc["none", col] - 1)
+
+    for c in ("mv", "fs"):
+        g1, g2 = gain(c, "tcp1:T1"), gain(c, "tcp1:T2")
+        out.append(verdict(g1 > 0 and g2 > 0, f"scenario {sc}: {CONTROLLER_LABEL[c]} speeds up short connections "
+                                              f"(T̄1 {g1:+.0f} %, T̄2 {g2:+.0f} %)"))
+    fs_mv = [mean.loc["fs", f"{s}:T1"] > mean.loc["mv", f"{s}:T1"] for s in SOURCES]
+    out.append(verdict(all(fs_mv), f"scenario {sc}: FS beats MV on T̄1 of new connections for every source "
+                                   f"({sum(fs_mv)} of 3)"))
+    fair = {c: mean.loc[c, "parallel:If"] for c in CONTROLLERS}
+    claim = "both controllers raise the fairness of parallel connections" if sc == 1 else \
+        "neither controller raises the fairness of parallel connections"
+    raised = [fair[c] - fair["none"] > 0.03 for c in ("mv", "fs")]
+    out.append(verdict(all(raised) if sc == 1 else not any(raised),
+                       f"scenario {sc}: {claim} (Ī_f {fair['none']:.3f} / {fair['mv']:.3f} / {fair['fs']:.3f})"))
+    bg = {c: mean.loc[c, "background:T1"] for c in CONTROLLERS}
+    out.append(verdict(all(bg[c] >= 0.97 * bg["none"] for c in ("mv", "fs")),
+                       f"scenario {sc}: the background is not harmed (T̄1 {bg['none']:.1f} / {bg['mv']:.1f} / "
+                       f"{bg['fs']:.1f} seg/s)"))
+    cw = {c: mean.loc[c, "tcp1:init_cwnd"] for c in CONTROLLERS}
+    ss = {c: mean.loc[c, "tcp1:init_ssthresh"] for c in CONTROLLERS}
+    out.append(verdict(cw["mv"] > cw["fs"] > cw["none"] and ss["mv"] < ss["fs"] <= ss["none"],
+                       f"scenario {sc}: initial cwnd MV > FS > 2 and ssthresh MV < FS < 64 (short source: cwnd "
+                       f"{cw['mv']:.2f} / {cw['fs']:.2f}, ssthresh {ss['mv']:.2f} / {ss['fs']:.2f})"))
+    share = float(x["eligible_share"].mean())
+    out.append(f"scenario {sc}: {100 * share:.1f} % of the TCBI host's new connections had a parallel connection "
+               f"(paper: {100 * paper_values('tcbi')['eligible_share'][f'scenario{sc}']:.1f} %)")
+    return out
+
+
+# --------------------------------------------------------------------------- temporal sharing
+
+TEMPORAL_GRID = {
+    "quick": dict(duration=4000.0, seeds=[1, 2], lifetimes=[None, 600.0]),
+    "full": dict(duration=50_000.0, seeds=[1, 2, 3, 4, 5], lifetimes=[None, 60.0, 600.0, 3600.0]),
+}
+
+
+@experiment("tcbi_temporal", "Temporal TCBI (RFC 2140): a per-set cache of closed connections initialises new "
+            "ones; its effect on short connections against the cache's lifetime (our design; not in the paper)",
+            PAPER)
+def tcbi_temporal(size: str) -> Plan:
+    g = TEMPORAL_GRID[size]
+    runs = [Run({"controller": c, "lifetime": -1.0 if life is None else life},
+                tcbi_spec(c, 0.0, g["duration"], temporal=life), seed, wall_limit=4 * 3600)
+            for seed in g["seeds"] for c in ("mv", "fs") for life in g["lifetimes"]]
+    return Plan(runs, analyse_temporal, {"scenario": 1, **{k: v for k, v in g.items() if k != "lifetimes"},
+                                         "lifetimes_s": [x or "off" for x in g["lifetimes"]]})
+
+
+def temporal_metrics(r) -> dict:
+    f = r.flows[(r.flows["start"] >= WARMUP) & (r.flows["generator"] == "tcp1")]
+    out = {f"short:{k}": v for k, v in connection_metrics(f).items()}
+    for src in ("none", "ensemble", "temporal"):
+        out[f"initialised:{src}"] = float((f["tcbi_source"] == src).mean()) if len(f) else float("nan")
+    out.update(background_metrics(r))
+    return out
+
+
+def analyse_temporal(done) -> Analysis:
+    m = pd.DataFrame([{**d.params, "seed": d.seed, **temporal_metrics(d.results)} for d in done])
+    rows = []
+    for (c, life), g in m.groupby(["controller", "lifetime"]):
+        row = {"controller": CONTROLLER_LABEL[c], "lifetime_s": "off" if life < 0 else life, "runs": len(g)}
+        for col in ("short:T1", "short:T2", "short:init_cwnd", "short:init_ssthresh", "initialised:temporal",
+                    "initialised:ensemble", "background:T1"):
+            ci = mean_ci(g[col])
+            row[col] = ci.mean
+            row[f"{col} ±"] = ci.half_width
+        rows.append(row)
+    t = pd.DataFrame(rows)
+    findings = []
+    for c in ("mv", "fs"):
+        x = m[m["controller"] == c]
+        off, on = x[x["lifetime"] < 0], x[x["lifetime"] == x["lifetime"].max()]
+        if len(off) >= 2 and len(on) >= 2:
+            tt = unpaired_t_test(on["short:T2"], off["short:T2"])
+            findings.append(verdict(tt.difference > 0,
+                                    f"{CONTROLLER_LABEL[c]}: temporal sharing (lifetime {on['lifetime'].iloc[0]:g} s) "
+                                    f"speeds up short connections: T̄2 {on['short:T2'].mean():.1f} against "
+                                    f"{off['short:T2'].mean():.1f} seg/s, {tt.verdict('temporal', 'ensemble only')}"))
+    f, ax = plots.new("Temporal TCBI: short connections", "cache lifetime (s, 0 = off)", "T̄2 [seg/s]")
+    for c, g in t.groupby("controller"):
+        xs = [0.0 if v == "off" else float(v) for v in g["lifetime_s"]]
+        ax.errorbar(xs, g["short:T2"], yerr=g["short:T2 ±"].fillna(0), fmt="o-", capsize=3, label=c)
+    ax.legend()
+    fig = Figure("temporal_short", "Short connections' T̄2 against the cache lifetime", f)
+    return Analysis([Table("temporal", "Temporal TCBI: short connections (TCP 1), scenario 1", t,
+                           note="our design (RFC 2140 temporal sharing); the paper has no values")],
+                    [fig], findings)
