@@ -32,3 +32,60 @@ def test_jain_index_and_parallel_intervals():
     assert m["If"] == pytest.approx((1.0 + 60**2 / (3 * (30**2 + 10**2 + 20**2))) / 2)
     assert m["If_weighted"] == pytest.approx((2 * 1.0 + 1 * 60**2 / (3 * 1400)) / 3)
     assert m["intervals"] == 2
+
+
+def test_www_model_parameters_convert_to_the_distributions_own():
+    spec = tcplab.normalise(tcbi_spec("none", 0.0, 1000.0))
+    g = {x["name"]: x for x in spec["generators"]}
+    pages, reading = g["tcp2"]["pages"], g["tcp2"]["reading"]
+    # Table 1: pages mean 25.807, sd 78.752 -> lognormal mu 2.0840, sigma 1.5275 (by hand)
+    assert pages["mu"] == pytest.approx(2.0840, abs=1e-4) and pages["sigma"] == pytest.approx(1.5275, abs=1e-4)
+    # reading time mean 35.286 s, sd 147.390 s -> gamma shape 0.05732, scale 615.65 s
+    assert reading["shape"] == pytest.approx(0.05732, abs=1e-5) and reading["scale"] == pytest.approx(615.65, abs=0.01)
+    assert g["tcp1"]["think"] == reading and g["tcp1"]["size"] == {"dist": "constant", "value": 5.0}
+    assert g["tcp2"]["session_gap"] == {"dist": "exponential", "mean": 5.0}
+    assert g["bg1"]["record"] == "summary" and g["bg1"]["think"]["value"] == 0.0
+    # sampling the converted distributions gives back the table's moments
+    rng = np.random.default_rng(1)
+    x = rng.lognormal(pages["mu"], pages["sigma"], 4_000_000)
+    assert x.mean() == pytest.approx(25.807, rel=0.02)
+    y = rng.gamma(reading["shape"], reading["scale"], 4_000_000)
+    assert y.mean() == pytest.approx(35.286, rel=0.02) and y.std() == pytest.approx(147.39, rel=0.03)
+
+
+@pytest.fixture(scope="module")
+def out(tmp_path_factory):
+    return tmp_path_factory.mktemp("tcbi")
+
+
+def test_ensemble_tables_and_initial_values(out):
+    d, rep = run_experiment("tcbi_ensemble", size="quick", jobs=2, out=out)
+    assert not rep.failed
+    for sc, name, tests in ((1, "table2", "table3"), (2, "table4", "table5")):
+        t = pd.read_csv(d / "tables" / f"{name}.csv").set_index(["quantity", "source"])
+        cw = t.xs("initial cwnd [seg]", level="quantity")
+        assert (cw["no TCBI"] == 2).all() and (cw["MV-TCBI"] > 2).all() and (cw["FS-TCBI"] > 2).all()
+        ss = t.xs("initial ssthresh [seg]", level="quantity")
+        assert (ss["no TCBI"] == 64).all() and (ss["FS-TCBI"] <= 64).all()
+        srtt = t.xs("initial srtt [s]", level="quantity")
+        assert srtt["no TCBI"].isna().all() and (srtt["MV-TCBI"] > 0.02).all(), "inherited RTTs exceed the 20 ms path"
+        assert t.loc[("initial cwnd [seg]", "TCP 1 (short)"), "paper MV-TCBI"] == (19.17 if sc == 1 else 5.50)
+        share = t.xs("share of eligible new connections", level="quantity")
+        assert ((share[["no TCBI", "MV-TCBI", "FS-TCBI"]] > 0) & (share[["no TCBI", "MV-TCBI", "FS-TCBI"]] < 0.2)).all(axis=None)
+        rate = t.xs("new connections per second at the TCBI host", level="quantity")
+        # one sequential user per WWW source plus the short source: about 0.085 connections/s
+        assert ((rate[["no TCBI", "MV-TCBI", "FS-TCBI"]] > 0.04) & (rate[["no TCBI", "MV-TCBI", "FS-TCBI"]] < 0.2)).all(axis=None)
+        tt = pd.read_csv(d / "tables" / f"{tests}.csv")
+        assert set(tt["quantity"]) == {"T1", "T2", "If"} and tt["paper no↔MV"].str.match(r"0\.\d\d: \(").all()
+    f = json.loads((d / "experiment.json").read_text())["findings"]
+    assert any("initial cwnd MV > FS > 2" in x for x in f)
+
+
+def test_temporal_sharing_initialises_short_connections_from_the_cache(out):
+    d, rep = run_experiment("tcbi_temporal", size="quick", jobs=2, out=out)
+    assert not rep.failed
+    t = pd.read_csv(d / "tables" / "temporal.csv")
+    off, on = t[t["lifetime_s"] == "off"], t[t["lifetime_s"] != "off"]
+    assert (off["initialised:temporal"] == 0).all()
+    assert (on["initialised:temporal"] > 0.8).all()
+    assert (on["short:init_cwnd"] > off["short:init_cwnd"].max()).all()
