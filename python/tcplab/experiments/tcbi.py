@@ -298,7 +298,7 @@ def ensemble_findings(x: pd.DataFrame, sc: int) -> list[str]:
 
 TEMPORAL_GRID = {
     "quick": dict(duration=4000.0, seeds=[1, 2], lifetimes=[None, 600.0]),
-    "full": dict(duration=50_000.0, seeds=[1, 2, 3, 4, 5], lifetimes=[None, 60.0, 600.0, 3600.0]),
+    "full": dict(duration=20_000.0, seeds=[1, 2, 3, 4, 5], lifetimes=[None, 60.0, 600.0, 3600.0]),
 }
 
 
