@@ -338,7 +338,14 @@ impl World {
         let mut pcaps = Vec::new();
         for c in &spec.pcap {
             let (a, b) = (node_index[c.a.as_str()], node_index[c.b.as_str()]);
-            if let Some(d) = links.iter().position(|l| l.from == a && l.to == b) {
+            // a link direction, or else the frames member a sends to member b on a shared LAN
+            let hop = links.iter().position(|l| l.from == a && l.to == b).or_else(|| {
+                lan_hops
+                    .iter()
+                    .position(|h| h.from == a && h.to == b)
+                    .map(|h| links.len() + h)
+            });
+            if let Some(d) = hop {
                 capture[d] = Some(pcaps.len() as u32);
                 pcaps.push((format!("{}-{}", c.a, c.b), PcapWriter::new()));
             }

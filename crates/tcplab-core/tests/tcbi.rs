@@ -234,3 +234,29 @@ fn generated_flows_join_the_sets_of_their_host() {
     }
     assert!(web >= 3);
 }
+
+#[test]
+fn pcap_captures_the_frames_one_lan_member_sends_to_another() {
+    let mut v = spec("none", 24, 0.0);
+    v["pcap"] = serde_json::json!([{"a": "rb", "b": "r1"}, {"a": "r1", "b": "rb"}]);
+    let out = run(&v);
+    assert_eq!(out.pcaps.len(), 2);
+    let (name, data) = &out.pcaps[0];
+    assert_eq!(name, "rb-r1");
+    // flow s1 (tcbi -> r1, 3000 segments) crosses rb -> r1 on the receiver LAN: every data
+    // frame is captured there once (24-byte header, then 16 + 40 bytes per record)
+    let delivered = f64s(&out.flows, "delivered_segments")[1];
+    assert_eq!(delivered, 3000.0);
+    assert_eq!((data.len() - 24) % 56, 0);
+    assert!(
+        (data.len() - 24) / 56 >= 3000,
+        "every data segment, plus retransmissions"
+    );
+    let (_, acks) = &out.pcaps[1];
+    assert!(acks.len() > 24, "the ACKs r1 sends back to rb");
+    v["pcap"] = serde_json::json!([{"a": "r1", "b": "br1"}]);
+    match api::run(&v.to_string(), 3) {
+        Err(api::Error::Scenario(m)) => assert!(m.starts_with("pcap[0]: there is no link or LAN"), "{m}"),
+        other => panic!("expected a scenario error, got {:?}", other.map(|_| ())),
+    }
+}

@@ -790,13 +790,17 @@ fn normalise(raw: RawSpec) -> Result<Spec, SpecError> {
         }
     }
     for (i, c) in raw.pcap.iter().enumerate() {
-        if !links
+        let on_link = links
             .iter()
-            .any(|l| (l.a == c.a && l.b == c.b) || (l.a == c.b && l.b == c.a))
-        {
+            .any(|l| (l.a == c.a && l.b == c.b) || (l.a == c.b && l.b == c.a));
+        let on_lan = c.a != c.b
+            && lans
+                .iter()
+                .any(|l| l.members.contains(&c.a) && l.members.contains(&c.b));
+        if !on_link && !on_lan {
             return err(
                 &format!("pcap[{i}]"),
-                format!("there is no link between {:?} and {:?}", c.a, c.b),
+                format!("there is no link or LAN between {:?} and {:?}", c.a, c.b),
             );
         }
     }
