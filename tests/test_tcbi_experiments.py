@@ -5,8 +5,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tcplab.experiments.tcbi import (connection_metrics, fairness, jain, significance_table, tcbi_spec,
-                                     results_table)
+from tcplab.experiments.tcbi import (connection_metrics, fairness, fairness_lossy_hop_finding, fairness_rise,
+                                     jain, significance_table, tcbi_spec, results_table)
 from tcplab.sweep import run_experiment
 import tcplab
 
@@ -32,6 +32,20 @@ def test_jain_index_and_parallel_intervals():
     assert m["If"] == pytest.approx((1.0 + 60**2 / (3 * (30**2 + 10**2 + 20**2))) / 2)
     assert m["If_weighted"] == pytest.approx((2 * 1.0 + 1 * 60**2 / (3 * 1400)) / 3)
     assert m["intervals"] == 2
+
+
+def test_fairness_findings_use_the_t_test_and_compare_the_scenarios():
+    def runs(sc, none, mv, fs):
+        return [{"scenario": sc, "controller": c, "parallel:If": v + d}
+                for c, v in (("none", none), ("mv", mv), ("fs", fs)) for d in (-0.01, 0.0, 0.01)]
+    m = pd.DataFrame(runs(1, 0.70, 0.80, 0.705) + runs(2, 0.70, 0.72, 0.70))
+    x1 = m[m["scenario"] == 1]
+    assert fairness_rise(x1, "mv").startswith("significant at 0.99 (+0.100)")
+    assert fairness_rise(x1, "fs").startswith("not significant")
+    m = pd.DataFrame(runs(1, 0.70, 0.80, 0.78) + runs(2, 0.70, 0.72, 0.70))
+    assert fairness_lossy_hop_finding(m).startswith("holds")
+    m = pd.DataFrame(runs(1, 0.70, 0.80, 0.78) + runs(2, 0.70, 0.78, 0.70))
+    assert fairness_lossy_hop_finding(m).startswith("does not hold")
 
 
 def test_www_model_parameters_convert_to_the_distributions_own():
