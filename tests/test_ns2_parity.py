@@ -52,19 +52,7 @@ def measure(spec):
     return {k: (np.mean([o[k] for o in ours]), np.mean([t[k] for t in theirs])) for k in ours[0].index}
 
 
-# Known gap, investigated but not closed (docs/ns2-parity.md): under random loss tcplab's
-# Reno/NewReno fast recovery gives 5-7 % less goodput than ns-2's (Tahoe agrees within 1 %),
-# which exceeds the 5 % aggregate tolerance for several lossy flows.
-KNOWN_GAPS = {"4 flows, limited transmit, 1% loss"}
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="known NewReno-under-loss gap")) if n in KNOWN_GAPS else n
-        for n in SCENARIOS
-    ],
-)
+@pytest.mark.parametrize("name", list(SCENARIOS))
 def test_agrees_with_ns2(name):
     require_tool("ns")
     spec = SCENARIOS[name]

@@ -42,7 +42,10 @@ def test_aggregate_regimes_loss_and_fairness(out):
 def test_rtt_bias_inside_the_band(out):
     d, rep = run_experiment("qiu_rtt_bias", size="quick", jobs=2, out=out)
     t = table(d, "rtt_bias")
-    assert t["verdict"].str.startswith("holds").all()
+    # docs/qiu.md: the (A1) band holds up to a measured RTT ratio of about 2-2.5; beyond it the
+    # throughput ratio grows more slowly than the square.
+    near = t["measured RTT2/RTT1"] < 2.0
+    assert near.sum() >= 3 and t.loc[near, "verdict"].str.startswith("holds").all()
     assert t["thr_ratio"].iloc[-1] > t["thr_ratio"].iloc[0], "the shorter-RTT group gains with the RTT ratio"
 
 

@@ -101,16 +101,12 @@ impl CongestionControl for SenderSideMods {
         if let Some(e) = &mut self.esse {
             e.reset();
         }
-        st.ssthresh = super::half_window(st);
-        st.cwnd = match signal {
-            Signal::Timeout => 1.0,
-            _ => st.ssthresh,
-        };
+        super::halve(st, signal);
     }
 
     fn on_recovery_exit(&mut self, st: &mut CcState) {
         if !(self.rfs && restart_from_fair_share(st, &self.error)) {
-            st.cwnd = st.ssthresh;
+            st.cwnd = st.recovery_base;
         }
     }
 }

@@ -125,6 +125,7 @@ impl Sender {
             rttvar: 0.0,
             min_rtt: f64::INFINITY,
             phase: Phase::SlowStart,
+            recovery_base: tcp.init_cwnd,
             log: Vec::new(),
             path: Default::default(),
             rng: crate::sim::Rng::from_seed(0),
@@ -438,6 +439,8 @@ impl Sender {
                 // timeout instead of one retransmission per round trip.
                 self.emit_data(self.snd_una, now, out);
                 self.st.cwnd = (self.st.cwnd - acked as f64 + 1.0).max(1.0);
+                // Once the inflation is used up, the deflation eats into the base window.
+                self.st.recovery_base = self.st.recovery_base.min(self.st.cwnd - 1.0).max(1.0);
                 if !self.partial_ack_seen {
                     self.partial_ack_seen = true;
                     self.arm(now);
@@ -506,6 +509,7 @@ impl Sender {
             }
             Recovery::Reno | Recovery::NewReno => {
                 self.emit_data(self.snd_una, now, out);
+                self.st.recovery_base = self.st.cwnd;
                 self.st.cwnd += f64::from(self.cfg.dupthresh);
                 self.st.phase = Phase::FastRecovery;
                 self.partial_ack_seen = false;
@@ -558,7 +562,7 @@ impl Sender {
         if self.st.phase == Phase::FastRecovery {
             // Remove the fast-recovery inflation first: the window the timeout halves is
             // the one recovery started from (thesis Table 1.1: "halve ssthresh again").
-            self.st.cwnd = self.st.ssthresh;
+            self.st.cwnd = self.st.recovery_base;
         }
         self.congestion(now, Signal::Timeout);
         self.st.phase = Phase::TimeoutRecovery;
@@ -716,6 +720,38 @@ mod tests {
         assert_eq!(s.st.cwnd, 5.0, "full ACK sets cwnd to ssthresh");
         assert_eq!(s.stats.retransmits, 2);
         assert_eq!(s.stats.timeouts, 0);
+    }
+
+    #[test]
+    fn recovery_returns_to_the_uninflated_half_window_as_ns2() {
+        let tcp = TcpSpec {
+            init_cwnd: 11.0,
+            init_ssthresh: 11.0,
+            tick: 0.0,
+            ..TcpSpec::default()
+        };
+        // Full ACK at once: back to 11/2 = 5.5 (ssthresh truncated to 5), in congestion avoidance.
+        let mut s = sender("newreno", tcp.clone(), None);
+        s.start(0, &mut vec![]);
+        for k in 1..=3 {
+            ack(&mut s, k * MS, 0);
+        }
+        assert_eq!((s.st.ssthresh, s.st.cwnd, s.st.recovery_base), (5.0, 8.5, 5.5));
+        ack(&mut s, 10 * MS, 11);
+        assert_eq!((s.st.cwnd, s.st.phase), (5.5, Phase::CongestionAvoidance));
+        // A partial ACK for 6 segments uses up the inflation of 3 and deflates the base to
+        // 8.5 - 6 + 1 - 1 = 2.5 (ns-2: cwnd_ -= deflate - dupwnd_, dupwnd_ = 1); the full ACK
+        // returns to it.
+        let mut s = sender("newreno", tcp, None);
+        s.start(0, &mut vec![]);
+        for k in 1..=3 {
+            ack(&mut s, k * MS, 0);
+        }
+        ack(&mut s, 10 * MS, 6);
+        assert_eq!((s.st.cwnd, s.st.recovery_base, s.st.phase), (3.5, 2.5, Phase::FastRecovery));
+        ack(&mut s, 20 * MS, 11);
+        assert_eq!(s.st.cwnd, 2.5);
+        assert_eq!(s.st.phase, Phase::SlowStart, "below ssthresh after the deflation");
     }
 
     #[test]
