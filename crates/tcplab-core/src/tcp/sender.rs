@@ -617,16 +617,22 @@ mod tests {
     }
 
     /// Grow a NewReno sender to cwnd 10 in congestion avoidance with segments 0..10 in flight.
-    fn sender_at_cwnd_10() -> Sender {
+    /// A started bulk sender whose first window is `w` segments (ssthresh `w`, no timer tick).
+    fn started(name: &str, w: f64, out: &mut Vec<Tx>) -> Sender {
         let tcp = TcpSpec {
-            init_cwnd: 10.0,
-            init_ssthresh: 10.0,
+            init_cwnd: w,
+            init_ssthresh: w,
             tick: 0.0,
             ..TcpSpec::default()
         };
-        let mut s = sender("newreno", tcp, None);
+        let mut s = sender(name, tcp, None);
+        s.start(0, out);
+        s
+    }
+
+    fn sender_at_cwnd_10() -> Sender {
         let mut out = vec![];
-        s.start(0, &mut out);
+        let s = started("newreno", 10.0, &mut out);
         assert_eq!(seqs(&out), (0..10).collect::<Vec<_>>());
         s
     }
@@ -724,31 +730,27 @@ mod tests {
 
     #[test]
     fn recovery_returns_to_the_uninflated_half_window_as_ns2() {
-        let tcp = TcpSpec {
-            init_cwnd: 11.0,
-            init_ssthresh: 11.0,
-            tick: 0.0,
-            ..TcpSpec::default()
+        let in_recovery = || {
+            let mut s = started("newreno", 11.0, &mut vec![]);
+            for k in 1..=3 {
+                ack(&mut s, k * MS, 0);
+            }
+            s
         };
         // Full ACK at once: back to 11/2 = 5.5 (ssthresh truncated to 5), in congestion avoidance.
-        let mut s = sender("newreno", tcp.clone(), None);
-        s.start(0, &mut vec![]);
-        for k in 1..=3 {
-            ack(&mut s, k * MS, 0);
-        }
+        let mut s = in_recovery();
         assert_eq!((s.st.ssthresh, s.st.cwnd, s.st.recovery_base), (5.0, 8.5, 5.5));
         ack(&mut s, 10 * MS, 11);
         assert_eq!((s.st.cwnd, s.st.phase), (5.5, Phase::CongestionAvoidance));
         // A partial ACK for 6 segments uses up the inflation of 3 and deflates the base to
         // 8.5 - 6 + 1 - 1 = 2.5 (ns-2: cwnd_ -= deflate - dupwnd_, dupwnd_ = 1); the full ACK
         // returns to it.
-        let mut s = sender("newreno", tcp, None);
-        s.start(0, &mut vec![]);
-        for k in 1..=3 {
-            ack(&mut s, k * MS, 0);
-        }
+        let mut s = in_recovery();
         ack(&mut s, 10 * MS, 6);
-        assert_eq!((s.st.cwnd, s.st.recovery_base, s.st.phase), (3.5, 2.5, Phase::FastRecovery));
+        assert_eq!(
+            (s.st.cwnd, s.st.recovery_base, s.st.phase),
+            (3.5, 2.5, Phase::FastRecovery)
+        );
         ack(&mut s, 20 * MS, 11);
         assert_eq!(s.st.cwnd, 2.5);
         assert_eq!(s.st.phase, Phase::SlowStart, "below ssthresh after the deflation");
@@ -756,15 +758,7 @@ mod tests {
 
     #[test]
     fn reno_leaves_recovery_on_partial_ack() {
-        let tcp = TcpSpec {
-            init_cwnd: 10.0,
-            init_ssthresh: 10.0,
-            tick: 0.0,
-            ..TcpSpec::default()
-        };
-        let mut s = sender("reno", tcp, None);
-        let mut out = vec![];
-        s.start(0, &mut out);
+        let mut s = started("reno", 10.0, &mut vec![]);
         for k in 1..=3 {
             ack(&mut s, k * MS, 0);
         }
@@ -776,15 +770,7 @@ mod tests {
 
     #[test]
     fn tahoe_goes_back_to_one_segment() {
-        let tcp = TcpSpec {
-            init_cwnd: 10.0,
-            init_ssthresh: 10.0,
-            tick: 0.0,
-            ..TcpSpec::default()
-        };
-        let mut s = sender("tahoe", tcp, None);
-        let mut out = vec![];
-        s.start(0, &mut out);
+        let mut s = started("tahoe", 10.0, &mut vec![]);
         ack(&mut s, MS, 0);
         ack(&mut s, 2 * MS, 0);
         let o = ack(&mut s, 3 * MS, 0);
