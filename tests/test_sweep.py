@@ -81,13 +81,18 @@ def test_failures_are_recorded_reported_and_retried_only_on_request(tmp_path):
     assert all(store.status(k) == "done" for k in failed_keys)
 
 
-def test_a_dying_worker_is_a_recorded_failure(tmp_path):
+def test_a_worker_that_keeps_dying_is_retried_then_recorded_and_rerun_by_the_next_sweep(tmp_path):
     store = Store(tmp_path)
     rep = execute(runs(), store, jobs=2, worker=crashing_worker, progress=False)
-    assert rep.failed, "the crash is reported"
-    assert len(rep.done) + len(rep.failed) == 4, "no run disappears"
+    assert len(rep.done) == 2 and len(rep.failed) == 2, "no run disappears"
     for _, key, err in rep.failed:
-        assert "worker failed" in err and store.status(key) == "failed"
+        assert err == "worker process died (exit status 3) on 3 attempts"
+        assert store.status(key) == "failed" and store.failed_by_environment(key)
+    # Environmental: the next sweep reruns them without --retry-failed, and their success
+    # removes the failure records.
+    again = execute(runs(), store, jobs=2, progress=False)
+    assert not again.failed and again.reused == 2
+    assert not list(store.runs.glob("*.failed.json"))
 
 
 def test_invalid_scenario_and_time_limit_fail_cleanly(tmp_path):
@@ -130,3 +135,18 @@ def test_progress_shows_done_total_elapsed_and_remaining():
     bar.update(True)
     last = out.getvalue().strip().splitlines()[-1]
     assert last.startswith("[exp] 3/3 runs, 1 failed, elapsed ") and "remaining ~0.0 s" in last
+
+
+def test_progress_shows_retries():
+    import io
+
+    from tcplab.sweep import Progress
+
+    out = io.StringIO()
+    bar = Progress("exp", 2, stream=out)
+    bar.retry("worker process died (signal 9) running {} seed 1; it runs again")
+    bar.update(True)
+    bar.update(True)
+    lines = out.getvalue().strip().splitlines()
+    assert lines[0] == "[exp] worker process died (signal 9) running {} seed 1; it runs again"
+    assert lines[-1].startswith("[exp] 2/2 runs, 0 failed, 1 retried, elapsed ")

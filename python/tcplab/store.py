@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -25,7 +26,8 @@ def run_key(spec: dict, seed: int) -> str:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    # The writer's pid in the name tells a later sweep whether the file is abandoned.
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w") as f:
             f.write(text)
@@ -33,6 +35,20 @@ def _write_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+# ".<key>.failed.json.<pid>.<random>", as _write_atomic names its temporary files
+_TEMPORARY = re.compile(r"\.[0-9a-f]+\.failed\.json\.(?P<pid>\d+)\.[A-Za-z0-9_]+")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
 
 
 class Store:
@@ -58,8 +74,33 @@ class Store:
         results.save(self._dir(key), extra_files={"run.json": json.dumps(meta, indent=2)})
         self._failed(key).unlink(missing_ok=True)
 
-    def fail(self, key: str, error: str, meta: dict) -> None:
-        _write_atomic(self._failed(key), json.dumps({**meta, "error": error}, indent=2))
+    def fail(self, key: str, error: str, meta: dict, environmental: bool = False) -> None:
+        """Record a failed run. `environmental`: it failed because its worker process died,
+        not because of its scenario, so a later sweep reruns it without being asked."""
+        record = {**meta, "error": error, "environmental": environmental}
+        _write_atomic(self._failed(key), json.dumps(record, indent=2))
+
+    def failed_by_environment(self, key: str) -> bool:
+        record = self.meta(key)
+        # Sweeps before the distinction recorded every run queued behind a dying worker as
+        # failed with BrokenProcessPool: those are environmental too.
+        return bool(record.get("environmental")) or "BrokenProcessPool" in record.get("error", "")
+
+    def remove_stale_temporary_files(self, before: float) -> list[Path]:
+        """Remove the temporary files of failure records abandoned by a killed sweep: older
+        than `before` and written by a process that no longer exists. Returns what it removed."""
+        removed = []
+        for p in self.runs.iterdir():
+            m = _TEMPORARY.fullmatch(p.name)
+            if not m or _alive(int(m["pid"])):
+                continue
+            try:
+                if p.is_file() and p.stat().st_mtime < before:
+                    p.unlink()
+                    removed.append(p)
+            except FileNotFoundError:  # another sweep removed it first
+                pass
+        return removed
 
     def load(self, key: str) -> Results:
         return Results.load(self._dir(key))

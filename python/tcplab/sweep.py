@@ -3,20 +3,20 @@ Dask cluster (same code path), store every finished run once, resume, report fai
 and write each experiment's tables and figures for the report."""
 from __future__ import annotations
 
-import concurrent.futures as cf
+import collections
 import json
-import multiprocessing
 import os
 import sys
 import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from tcplab import experiments as ex
 from tcplab import plots
 from tcplab.store import Store, run_key
+from tcplab.worker_pool import WorkerPool
 
 
 def simulate(spec: dict, seed: int, wall_limit: float | None):
@@ -33,127 +33,258 @@ def simulate(spec: dict, seed: int, wall_limit: float | None):
         return None, detail, time.time() - t0
 
 
+#: attempts of a run whose worker process dies: the first and two retries
+WORKER_DEATH_ATTEMPTS = 3
+#: seconds to wait for a Dask scheduler to answer; TCPLAB_SCHEDULER_TIMEOUT overrides it
+SCHEDULER_TIMEOUT = 10.0
+MAX_JOBS = 1024
+
+
+class SweepEnvironmentError(RuntimeError):
+    """The sweep cannot go on for a reason outside the user's input (a scheduler that does
+    not answer, a missing package): reported in one line, exit status 1."""
+
+
 @dataclass
 class SweepReport:
-    done: list = field(default_factory=list)  # (Run, key)
-    failed: list = field(default_factory=list)  # (Run, key, error)
+    done: list = field(default_factory=list)  # (Run, key), in the order of the runs given
+    failed: list = field(default_factory=list)  # (Run, key, error), in the order of the runs given
     reused: int = 0
     wall_seconds: float = 0.0
+    environmental: set = field(default_factory=set)  # keys of failures a later sweep reruns unasked
+    retries: int = 0  # runs started again because their worker process died
 
 
 class Progress:
     def __init__(self, label: str, total: int, stream=sys.stderr):
         self.label, self.total, self.stream = label, total, stream
-        self.done = self.failed = 0
+        self.done = self.failed = self.retried = 0
         self.t0 = self.last = time.time()
         self.tty = hasattr(stream, "isatty") and stream.isatty()
 
     def update(self, ok: bool) -> None:
         self.done += 1
         self.failed += 0 if ok else 1
+        self._show(5)
+
+    def retry(self, note: str) -> None:
+        """A run starts again (its worker process died): say so on a line of its own."""
+        self.retried += 1
+        self.stream.write(("\r" if self.tty else "") + f"[{self.label}] {note}\n")
+        self._show(0)
+
+    def tick(self) -> None:
+        """Called while nothing finishes: keeps a terminal's line current, and a log's every minute."""
+        self._show(60, refresh=1.0)
+
+    def _show(self, every: float, refresh: float = 0.0) -> None:
         now = time.time()
         finished = self.done == self.total
-        if not (self.tty or finished or now - self.last >= 5):
-            return  # into a file or pipe: a line every 5 s and at the end
+        if self.tty:
+            if now - self.last < refresh:
+                return
+        elif not (finished or now - self.last >= every):
+            return  # into a file or pipe: a line every few seconds and at the end
         self.last = now
         el = now - self.t0
-        eta = el / self.done * (self.total - self.done)
-        line = (f"[{self.label}] {self.done}/{self.total} runs, {self.failed} failed, "
-                f"elapsed {el:.1f} s, remaining ~{eta:.1f} s")
+        eta = f"~{el / self.done * (self.total - self.done):.1f} s" if self.done else "?"
+        retried = f"{self.retried} retried, " if self.retried else ""
+        line = (f"[{self.label}] {self.done}/{self.total} runs, {self.failed} failed, {retried}"
+                f"elapsed {el:.1f} s, remaining {eta}")
         self.stream.write(f"\r{line}   " + ("\n" if finished else "") if self.tty else line + "\n")
         self.stream.flush()
 
 
+@dataclass
+class _Outcome:
+    """What became of one attempt of task `index` (`retry`: its worker died, it runs again)."""
+
+    index: int
+    attempts: int
+    results: Any = None
+    error: str | None = None
+    wall: float = float("nan")
+    environmental: bool = False
+    retry: bool = False
+
+
 class _Local:
-    """Parallel local processes."""
+    """Parallel local processes, one run in flight per process: when a process dies, the run it
+    was running is known; it is retried, and the runs still queued are untouched."""
 
-    def __init__(self, jobs: int | None):
-        # fork: workers start at once and scripts without a __main__ guard still work (the
-        # core runs no threads of its own); spawn where fork does not exist.
-        methods = multiprocessing.get_all_start_methods()
-        ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-        self.pool = cf.ProcessPoolExecutor(max_workers=jobs or os.cpu_count() or 1, mp_context=ctx)
+    def __init__(self, jobs: int):
+        self.jobs = jobs
 
-    def submit(self, fn, *args):
-        return self.pool.submit(fn, *args)
-
-    def as_completed(self, futures):
-        return cf.as_completed(futures)
-
-    @staticmethod
-    def result(f):
-        return f.result()
+    def run(self, worker: Callable, tasks: list[tuple], tick: Callable | None = None):
+        pool = WorkerPool(worker, min(self.jobs, len(tasks)))
+        fresh = collections.deque(range(len(tasks)))
+        again = collections.deque()
+        attempts = [0] * len(tasks)
+        finished = False
+        try:
+            while fresh or again or pool.busy:
+                while fresh and pool.busy < pool.size:
+                    i = fresh.popleft()
+                    attempts[i] += 1
+                    pool.start(i, tasks[i])
+                if again and not fresh and not pool.busy:
+                    # A retry runs alone: if its worker was killed for memory that it shared with
+                    # other runs, it now has the machine to itself.
+                    i = again.popleft()
+                    attempts[i] += 1
+                    pool.start(i, tasks[i])
+                answers = pool.wait(timeout=1.0)
+                if not answers and tick:
+                    tick()
+                for i, kind, value in answers:
+                    n = attempts[i]
+                    if kind == "ok":
+                        results, error, wall = value
+                        yield _Outcome(i, n, results, error, wall)
+                    elif kind == "raised":
+                        yield _Outcome(i, n, error=f"the worker raised {value}")
+                    elif n < WORKER_DEATH_ATTEMPTS:
+                        again.append(i)
+                        yield _Outcome(i, n, error=f"worker process died ({value})", environmental=True, retry=True)
+                    else:
+                        yield _Outcome(i, n, error=f"worker process died ({value}) on {n} attempts", environmental=True)
+            finished = True
+        finally:
+            pool.close(kill=not finished)
 
     def close(self):
-        self.pool.shutdown(wait=True, cancel_futures=True)
+        pass
 
 
 class _Dask:
-    """A Dask cluster given by its scheduler address (or a Client)."""
+    """A Dask cluster given by its scheduler address (or a Client). Dask itself reruns a task
+    whose worker dies (up to `distributed.scheduler.allowed-failures` times)."""
 
-    def __init__(self, scheduler):
-        from dask.distributed import Client
+    def __init__(self, scheduler, connect_timeout: float):
+        try:
+            from dask.distributed import Client
+        except ImportError as e:
+            raise SweepEnvironmentError(f"--scheduler needs dask.distributed, which is not available: {e}") from None
 
         self.own = not hasattr(scheduler, "submit")
-        self.client = Client(scheduler) if self.own else scheduler
+        if not self.own:
+            self.client = scheduler
+            return
+        try:
+            self.client = Client(scheduler, timeout=connect_timeout)
+        except (ValueError, TypeError) as e:
+            raise ex.ExperimentError(f"scheduler address {scheduler!r} is not allowed: {e}") from None
+        except (OSError, TimeoutError) as e:
+            raise SweepEnvironmentError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
 
-    def submit(self, fn, *args):
-        return self.client.submit(fn, *args, pure=False)
-
-    def as_completed(self, futures):
+    def run(self, worker: Callable, tasks: list[tuple], tick: Callable | None = None):
         from dask.distributed import as_completed
 
-        return as_completed(futures)
-
-    @staticmethod
-    def result(f):
-        return f.result()
+        futures = {self.client.submit(worker, *args, pure=False): i for i, args in enumerate(tasks)}
+        try:
+            for fut in as_completed(list(futures)):
+                i = futures[fut]
+                try:
+                    results, error, wall = fut.result()
+                except Exception as e:  # noqa: BLE001 - every failure is recorded
+                    # A worker that died on every attempt, a lost connection: not the run's fault.
+                    env = isinstance(e, (OSError, TimeoutError)) or type(e).__name__ in (
+                        "KilledWorker", "CancelledError", "FutureCancelledError")
+                    yield _Outcome(i, 1, error=f"worker failed: {type(e).__name__}: {e}", environmental=env)
+                else:
+                    yield _Outcome(i, 1, results, error, wall)
+        finally:
+            self.client.cancel([f for f in futures if not f.done()])
 
     def close(self):
         if self.own:
             self.client.close()
 
 
+def _check_jobs(jobs) -> int:
+    if jobs is None:
+        return os.cpu_count() or 1
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= MAX_JOBS:
+        raise ex.ExperimentError(f"jobs {jobs!r} is not allowed; allowed: a whole number from 1 to {MAX_JOBS}")
+    return jobs
+
+
+def _scheduler_timeout(timeout) -> float:
+    if timeout is None:
+        text = os.environ.get("TCPLAB_SCHEDULER_TIMEOUT")
+        if text is None:
+            return SCHEDULER_TIMEOUT
+        try:
+            timeout = float(text)
+        except ValueError:
+            timeout = text
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= 3600:
+        raise ex.ExperimentError(f"scheduler timeout {timeout!r} is not allowed; allowed: seconds, more than 0 "
+                                 f"and at most 3600 (TCPLAB_SCHEDULER_TIMEOUT)")
+    return float(timeout)
+
+
 def execute(runs: list, store: Store, jobs: int | None = None, scheduler=None, retry_failed: bool = False,
-            label: str = "sweep", worker: Callable = simulate, progress: bool = True) -> SweepReport:
-    """Run every run not yet in the store. Failed runs are recorded, and rerun only with
-    ``retry_failed``."""
+            label: str = "sweep", worker: Callable = simulate, progress: bool = True,
+            connect_timeout: float | None = None) -> SweepReport:
+    """Run every run not yet in the store; report them all in the order given.
+
+    A run whose local worker process dies is retried, alone, up to WORKER_DEATH_ATTEMPTS
+    attempts in all. A run that finally fails is recorded: a later sweep reruns it only with
+    ``retry_failed``, unless the failure was environmental (its worker died), which a later
+    sweep reruns by itself. ``connect_timeout``: seconds to wait for the scheduler."""
     t0 = time.time()
+    jobs = _check_jobs(jobs)
+    store.remove_stale_temporary_files(before=t0)
     rep = SweepReport()
+    outcome: list = [None] * len(runs)  # (Run, key, error or None) per run
     todo = []
-    for r in runs:
+    for n, r in enumerate(runs):
         key = run_key(r.spec, r.seed)
         st = store.status(key)
         if st == "done":
-            rep.done.append((r, key))
+            outcome[n] = (r, key, None)
             rep.reused += 1
-        elif st == "failed" and not retry_failed:
-            rep.failed.append((r, key, store.meta(key).get("error", "failed")))
+        elif st == "failed" and not retry_failed and not store.failed_by_environment(key):
+            outcome[n] = (r, key, store.meta(key).get("error", "failed"))
         else:
-            todo.append((r, key))
+            todo.append((n, r, key))
     if todo:
-        backend = _Dask(scheduler) if scheduler is not None else _Local(jobs)
+        backend = (_Dask(scheduler, _scheduler_timeout(connect_timeout)) if scheduler is not None
+                   else _Local(jobs))
         bar = Progress(label, len(todo)) if progress else None
+        outcomes = backend.run(worker, [(r.spec, r.seed, r.wall_limit) for _, r, _ in todo],
+                               tick=bar.tick if bar else None)
         try:
-            futures = {backend.submit(worker, r.spec, r.seed, r.wall_limit): (r, key) for r, key in todo}
-            for fut in backend.as_completed(list(futures)):
-                r, key = futures[fut]
-                meta = {"params": r.params, "seed": r.seed, "key": key}
-                try:
-                    results, error, wall = backend.result(fut)
-                except BaseException as e:  # a worker process died, or the cluster lost it
-                    results, error, wall = None, f"worker failed: {type(e).__name__}: {e}", float("nan")
-                meta["wall_seconds"] = wall
-                if error is None:
-                    store.save(key, results, meta)
-                    rep.done.append((r, key))
+            for o in outcomes:
+                n, r, key = todo[o.index]
+                if o.retry:
+                    rep.retries += 1
+                    if bar:
+                        bar.retry(f"{o.error} running {r.params} seed {r.seed}; it runs again, alone "
+                                  f"(attempt {o.attempts + 1} of {WORKER_DEATH_ATTEMPTS})")
+                    continue
+                meta = {"params": r.params, "seed": r.seed, "key": key, "wall_seconds": o.wall,
+                        "attempts": o.attempts}
+                if o.error is None:
+                    store.save(key, o.results, meta)  # also removes an earlier failure record
                 else:
-                    store.fail(key, error, meta)
-                    rep.failed.append((r, key, error))
+                    store.fail(key, o.error, meta, environmental=o.environmental)
+                    if o.environmental:
+                        rep.environmental.add(key)
+                outcome[n] = (r, key, o.error)
                 if bar:
-                    bar.update(error is None)
+                    bar.update(o.error is None)
         finally:
+            outcomes.close()
             backend.close()
+    for r, key, error in outcome:
+        if error is None:
+            rep.done.append((r, key))
+        else:
+            rep.failed.append((r, key, error))
+            if store.failed_by_environment(key):
+                rep.environmental.add(key)
     rep.wall_seconds = time.time() - t0
     return rep
 
@@ -214,17 +345,20 @@ def write_experiment(out: Path, exp: ex.Experiment, size: str, plan: ex.Plan, re
 
 def run_experiment(name: str, size: str = "quick", jobs: int | None = None, scheduler=None,
                    out: str | os.PathLike = "results", retry_failed: bool = False,
-                   worker: Callable = simulate) -> tuple[Path, SweepReport]:
+                   worker: Callable | None = None, connect_timeout: float | None = None,
+                   progress: bool = True) -> tuple[Path, SweepReport]:
     if size not in ex.SIZES:
         raise ex.ExperimentError(f"size {size!r} is not allowed; allowed: {', '.join(ex.SIZES)}")
+    _check_jobs(jobs)
     exp = ex.get(name)
     plan = exp.plan(size)
     out = Path(out)
     store = Store(out / "store")
     rep = execute(plan.runs, store, jobs=jobs, scheduler=scheduler, retry_failed=retry_failed, label=name,
-                  worker=worker)
+                  worker=worker or simulate, progress=progress, connect_timeout=connect_timeout)
     analysis, error = None, None
     if rep.done:
+        # In the plan's order, whatever order the runs finished in: the same tables every sweep.
         done = [ex.Done(r, load=lambda key=key: store.load(key)) for r, key in rep.done]
         try:
             analysis = plan.analyse(done)
@@ -234,22 +368,28 @@ def run_experiment(name: str, size: str = "quick", jobs: int | None = None, sche
 
 
 def reproduce(names=None, size: str = "quick", jobs: int | None = None, scheduler=None,
-              out: str | os.PathLike = "results", retry_failed: bool = False) -> Path:
-    """Run experiments (all when `names` is empty), then write the HTML report. Returns the
-    path of the report's index.html."""
+              out: str | os.PathLike = "results", retry_failed: bool = False, worker: Callable | None = None,
+              connect_timeout: float | None = None) -> tuple[Path, list]:
+    """Run experiments (all when `names` is empty), then write the HTML report for what
+    succeeded, then list the runs that failed on stderr, one line each. Returns the path of the
+    report's index.html and the failures, (experiment, params, seed, error) each."""
     from tcplab.report import write_report
 
     names = list(names) if names else [n for n, _ in ex.list_experiments()]
     for n in names:
         ex.get(n)  # fail early on an unknown name
+    _check_jobs(jobs)
     dirs = []
     failures = []
     for n in names:
-        d, rep = run_experiment(n, size=size, jobs=jobs, scheduler=scheduler, out=out, retry_failed=retry_failed)
+        d, rep = run_experiment(n, size=size, jobs=jobs, scheduler=scheduler, out=out, retry_failed=retry_failed,
+                                worker=worker, connect_timeout=connect_timeout)
         dirs.append(d)
-        failures += [(n, r.params, r.seed, err) for r, _, err in rep.failed]
+        failures += [(n, r.params, r.seed, err, key in rep.environmental) for r, key, err in rep.failed]
+    report = write_report(dirs, Path(out) / "report")
     if failures:
-        sys.stderr.write(f"{len(failures)} run(s) failed (rerun them with --retry-failed):\n")
-        for n, params, seed, err in failures:
-            sys.stderr.write(f"  {n} {params} seed {seed}: {err.splitlines()[0]}\n")
-    return write_report(dirs, Path(out) / "report")
+        sys.stderr.write(f"{len(failures)} run(s) failed:\n")
+        for n, params, seed, err, environmental in failures:
+            again = "the next sweep reruns it" if environmental else "rerun it with --retry-failed"
+            sys.stderr.write(f"  {n} {params} seed {seed}: {(err.splitlines() or ['failed'])[0]} ({again})\n")
+    return report, [f[:4] for f in failures]
