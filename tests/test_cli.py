@@ -2,6 +2,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+import tcplab
+
 ROOT = Path(__file__).resolve().parent.parent
 TCPLAB = [sys.executable, "-m", "tcplab.cli"]
 
@@ -104,3 +108,109 @@ def test_reproduce_passes_its_options_to_the_sweep(monkeypatch, capsys):
     assert tcli.main(argv) == 0
     assert seen == dict(names=["a", "b"], size="full", jobs=3, scheduler="tcp://h:1", out="O", retry_failed=True)
     assert "R/index.html" in capsys.readouterr().out
+
+
+TINY = ('[sim]\nduration = 1\n[[nodes]]\nname = "a"\n[[nodes]]\nname = "b"\n'
+        '[[links]]\na = "a"\nb = "b"\nrate = "1Mbps"\ndelay = "10ms"\n[[flows]]\nsrc = "a"\ndst = "b"\n')
+
+
+def main(capsys, *argv):
+    """Run the command in this process: (exit status, stdout, stderr)."""
+    from tcplab import cli as tcli
+
+    status = tcli.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def one_line_error(err: str) -> bool:
+    return err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_unreadable_scenario_files_get_one_line(tmp_path, capsys):
+    bad = tmp_path / "latin1.toml"
+    bad.write_bytes(b'[sim]\nduration = 1\n# caf\xe9\n')
+    huge = tmp_path / "huge.toml"
+    with open(huge, "wb") as f:
+        f.truncate((64 << 20) + 1)  # sparse: costs nothing
+    cases = [
+        (bad, f"error: {bad}, line 3, column 6: not valid UTF-8 (byte 0xe9)"),
+        ("/dev/zero", "error: /dev/zero: is not a regular file"),
+        (tmp_path, f"error: {tmp_path}: is a directory, not a scenario file"),
+        (huge, f"error: {huge}: the file is larger than 64 MiB"),
+    ]
+    for path, start in cases:
+        for command in ("run", "validate"):
+            status, out, err = main(capsys, command, path, *(["--out", tmp_path / "o"] if command == "run" else []))
+            assert status == 2 and one_line_error(err) and err.startswith(start), (path, err)
+    assert not (tmp_path / "o").exists()
+
+
+def test_sim_that_is_not_a_table_and_seeds_out_of_range_exit_2(tmp_path, capsys):
+    s = tmp_path / "s.toml"
+    s.write_text('sim = "x"\n')
+    status, _, err = main(capsys, "run", s, "--out", tmp_path / "o")
+    assert status == 2 and one_line_error(err) and err.startswith("error: sim: "), err
+    s.write_text(TINY)
+    for seed in ("-1", str(2**64)):
+        status, _, err = main(capsys, "run", s, "--seed", seed, "--out", tmp_path / "o")
+        assert status == 2 and one_line_error(err) and err.startswith(f"error: seed: {seed} is not allowed"), err
+    with pytest.raises(SystemExit) as e:
+        main(capsys, "run", s, "--seed", "abc")
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and one_line_error(err) and "--seed: invalid int value" in err, err
+    assert not (tmp_path / "o").exists()
+
+
+def test_version_names_the_package_and_the_core():
+    from tcplab import _core
+
+    p = cli("--version")
+    assert p.returncode == 0 and p.stdout.strip() == f"tcplab {tcplab.__version__} (core {_core.__version__})"
+
+
+def test_an_unexpected_exception_is_one_line_with_a_hint_and_exit_1(monkeypatch, capsys, tmp_path):
+    from tcplab import cli as tcli
+
+    def broken(args):
+        raise RuntimeError("something broke\nsecond line")
+
+    monkeypatch.setattr(tcli, "cmd_algorithms", broken)
+    monkeypatch.delenv("TCPLAB_DEBUG", raising=False)
+    status, _, err = main(capsys, "algorithms")
+    assert status == 1 and one_line_error(err), err
+    assert err.startswith("error: internal error: RuntimeError: something broke (rerun with TCPLAB_DEBUG=1"), err
+    monkeypatch.setenv("TCPLAB_DEBUG", "1")
+    with pytest.raises(RuntimeError):
+        tcli.main(["algorithms"])
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tcli, "cmd_algorithms", interrupted)
+    status, _, err = main(capsys, "algorithms")
+    assert status == 130 and err == "interrupted\n"
+
+
+def test_scenarios_without_point_to_point_links_print_their_summary(tmp_path, capsys):
+    lan = tmp_path / "lan.toml"
+    lan.write_text('[sim]\nduration = 1\n[[nodes]]\nname = "a"\n[[nodes]]\nname = "b"\n'
+                   '[[lans]]\nname = "l"\nmembers = ["a", "b"]\nrate = "10Mb/s"\n[[flows]]\nsrc = "a"\ndst = "b"\n')
+    nothing = tmp_path / "nothing.toml"
+    nothing.write_text('[sim]\nduration = 1\n[[nodes]]\nname = "a"\n')
+    for spec in (lan, nothing):
+        status, out, err = main(capsys, "run", spec, "--out", tmp_path / spec.stem)
+        assert status == 0, err
+        assert "seed 1, 1 s simulated" in out and "results written to" in out
+    assert "flow0" in main(capsys, "run", lan, "--out", tmp_path / "lan")[1]
+
+
+def test_report_of_a_run_directory_or_a_missing_one_exits_2(tmp_path, capsys):
+    s = tmp_path / "s.toml"
+    s.write_text(TINY)
+    assert main(capsys, "run", s, "--out", tmp_path / "run")[0] == 0
+    status, _, err = main(capsys, "report", tmp_path / "run", "-o", tmp_path / "rep")
+    assert status == 2 and one_line_error(err) and "holds the results of one run (tcplab run)" in err, err
+    status, _, err = main(capsys, "report", tmp_path / "missing", "-o", tmp_path / "rep")
+    assert status == 2 and one_line_error(err) and err.startswith(f"error: {tmp_path / 'missing'}: no such directory")
+    assert not (tmp_path / "rep").exists()

@@ -7,6 +7,7 @@ import pytest
 
 import tcplab
 from tcplab import Scenario, ScenarioError
+from tcplab.run import TABLES
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -206,7 +207,8 @@ def test_save_and_load_round_trip_and_replace_atomically(tmp_path):
     r = tcplab.run(small().pcap("r1", "r2"), seed=2)
     out = r.save(tmp_path / "res")
     assert sorted(p.name for p in out.iterdir()) == sorted(
-        ["flows.parquet", "links.parquet", "flow_ts.parquet", "link_ts.parquet", "events.parquet", "summary.json", "r1-r2.pcap"]
+        ["flows.parquet", "links.parquet", "flow_ts.parquet", "link_ts.parquet", "events.parquet", "summary.json",
+         "r1-r2.pcap", ".tcplab-output.json"]
     )
     back = tcplab.Results.load(out)
     pd.testing.assert_frame_equal(back.flows, r.flows)
@@ -224,9 +226,70 @@ def test_failed_save_leaves_nothing_behind(tmp_path, monkeypatch):
         raise OSError("disk full")
 
     monkeypatch.setattr(pd.DataFrame, "to_parquet", boom)
-    with pytest.raises(OSError):
+    with pytest.raises(tcplab.OutputError, match="res: cannot write the results: disk full"):
         r.save(tmp_path / "res")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_nan_and_infinity_in_a_python_spec_name_the_field():
+    for bad, shown in [(float("nan"), "nan"), (float("inf"), "inf"), (np.float64("-inf"), "-inf")]:
+        with pytest.raises(ScenarioError, match=rf"^flows\[0\]\.tcp\.init_cwnd: {shown} is not allowed"):
+            tcplab.run(small(tcp=dict(init_cwnd=bad)), seed=1)
+    with pytest.raises(ScenarioError, match=r"^dumbbell\.bottleneck\.loss: nan is not allowed"):
+        tcplab.normalise(small(loss=float("nan")))
+
+
+def test_numpy_scalars_in_a_spec_and_as_seed_give_the_plain_results():
+    plain = tcplab.run(small(duration=2, tcp=dict(init_cwnd=4, delayed_ack=True)), seed=7)
+    spec = (Scenario(duration=np.float64(2), sample_interval=np.float32(0.5))
+            .dumbbell(pairs=np.int64(2), bottleneck=dict(rate="10Mbps", delay="20ms", queue=np.int32(50), loss=np.float64(0)),
+                      access=dict(rate="100Mbps", delay="1ms"))
+            .flow(src="s{i}", dst="d{i}", count=np.uint8(2), tcp=dict(init_cwnd=np.int64(4), delayed_ack=np.bool_(True))))
+    numpy = tcplab.run(spec, seed=np.int64(7))
+    pd.testing.assert_frame_equal(numpy.flows, plain.flows)
+    assert numpy.spec == plain.spec and numpy.seed == 7
+    assert "init_cwnd = 4" in spec.to_toml()
+
+
+def test_unsupported_values_and_keys_in_a_spec_name_the_field():
+    with pytest.raises(ScenarioError, match=r"^flows\[0\]\.tcp\.mss: a value of type set is not supported"):
+        tcplab.run(small(tcp=dict(mss={1400})), seed=1)
+    spec = small().to_dict()
+    spec["sim"][3] = 1
+    with pytest.raises(ScenarioError, match=r"^sim\.3: field names must be strings"):
+        tcplab.normalise(spec)
+
+
+def test_a_sim_that_is_not_a_table_is_a_scenario_error_not_an_attribute_error():
+    spec = small().to_dict()
+    spec["sim"] = "x"
+    with pytest.raises(ScenarioError, match="^sim: "):
+        tcplab.run(spec)
+    spec = small().to_dict()
+    spec["sim"]["seed"] = "x"
+    with pytest.raises(ScenarioError, match="^sim.seed: 'x' is not allowed"):
+        tcplab.run(spec)
+
+
+def test_results_spec_normalises_the_spec_input_when_the_summary_has_no_spec():
+    r = tcplab.run(small(duration=1), seed=1)
+    compact = dict(r.summary)
+    del compact["spec"]
+    compact["spec_input"] = small(duration=1).to_dict()
+    other = tcplab.Results(**{**{k: getattr(r, k) for k in TABLES}, "summary": compact})
+    assert other.spec == r.spec
+    assert other.spec is other.spec  # normalised once
+
+
+def test_scenarios_without_point_to_point_links_run_save_and_load(tmp_path):
+    lan_only = {"sim": {"duration": 1}, "nodes": [{"name": "a"}, {"name": "b"}],
+                "lans": [{"name": "l", "members": ["a", "b"], "rate": "10Mb/s"}],
+                "flows": [{"src": "a", "dst": "b"}]}
+    for i, spec in enumerate((lan_only, {"sim": {"duration": 1}, "nodes": [{"name": "a"}]})):
+        r = tcplab.run(spec, seed=1)
+        assert r.links.empty
+        back = tcplab.Results.load(r.save(tmp_path / str(i)))
+        assert back.links.empty and len(back.flows) == len(r.flows)
 
 
 def test_algorithm_switch_and_registry():

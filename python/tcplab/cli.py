@@ -2,15 +2,24 @@
 from __future__ import annotations
 
 import argparse
-import shutil
+import os
 import sys
 from pathlib import Path
 
 from tcplab import _core
+from tcplab.outdir import OutputError
+
+DEBUG_ENV = "TCPLAB_DEBUG"  # set to 1 to see the traceback of an internal error
 
 
 class UsageError(Exception):
     """An error of the user's input: reported in one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        # One line, like every other error of the command (argparse prints the usage too).
+        self.exit(2, f"error: {message} (see {self.prog} --help)\n")
 
 
 def _fmt_table(rows: list[list[str]], header: list[str]) -> str:
@@ -19,9 +28,20 @@ def _fmt_table(rows: list[list[str]], header: list[str]) -> str:
     return "\n".join([line(header), line(["-" * w for w in widths])] + [line(r) for r in rows])
 
 
+def _rows(table, columns: list[str]):
+    """The rows of a result table, which may be empty, with or without columns."""
+    if table is None or table.empty or not set(columns) <= set(table.columns):
+        return []
+    return [r for _, r in table.iterrows()]
+
+
+_FLOW_COLUMNS = ["name", "cc_final", "transport", "goodput_bps", "segments_sent", "retransmits",
+                 "fast_retransmits", "timeouts", "completion_time"]
+_LINK_COLUMNS = ["src", "dst", "rate_bps", "utilisation", "arrivals", "drops_queue", "drops_loss"]
+
+
 def summary_text(res) -> str:
-    """Per-flow and per-link summary tables of one run."""
-    f = res.flows
+    """Per-flow and per-link summary tables of one run (a table without rows is left out)."""
     rows = [
         [
             r["name"],
@@ -33,10 +53,11 @@ def summary_text(res) -> str:
             int(r["timeouts"]),
             "-" if r["completion_time"] != r["completion_time"] else f"{r['completion_time']:.3f}",
         ]
-        for _, r in f.iterrows()
+        for r in _rows(res.flows, _FLOW_COLUMNS)
     ]
-    out = [_fmt_table(rows, ["flow", "cc", "goodput Mb/s", "sent", "retx", "fast retx", "timeouts", "done s"])]
-    links = res.links[res.links["arrivals"] > 0]
+    out = []
+    if rows:
+        out += [_fmt_table(rows, ["flow", "cc", "goodput Mb/s", "sent", "retx", "fast retx", "timeouts", "done s"]), ""]
     lrows = [
         [
             f"{r['src']}->{r['dst']}",
@@ -46,12 +67,12 @@ def summary_text(res) -> str:
             int(r["drops_queue"]),
             int(r["drops_loss"]),
         ]
-        for _, r in links.iterrows()
+        for r in _rows(res.links, _LINK_COLUMNS)
+        if r["arrivals"] > 0
     ]
-    out.append("")
-    out.append(_fmt_table(lrows, ["link", "Mb/s", "util %", "packets", "queue drops", "loss drops"]))
+    if lrows:
+        out += [_fmt_table(lrows, ["link", "Mb/s", "util %", "packets", "queue drops", "loss drops"]), ""]
     s = res.summary
-    out.append("")
     out.append(
         f"seed {s['seed']}, {s['duration']:g} s simulated, {s['events']} events, "
         f"set-up {s['setup_seconds']:.3f} s, event loop {s['loop_seconds']:.3f} s"
@@ -86,18 +107,20 @@ def plot_cwnd(res) -> bytes:
 
 
 def cmd_run(args) -> int:
-    from tcplab.run import run
+    from tcplab.run import Results, run
     from tcplab.scenario import load_scenario
 
     spec = load_scenario(args.scenario)
+    out = Path(args.out) if args.out else Path("results") / Path(args.scenario).stem
+    Results.check_target(out, force=args.force)  # refuse a bad --out before the run, not after it
     # Progress on stderr for interactive use; pipes and logs stay clean.
     res = run(spec, seed=args.seed, progress=sys.stderr.isatty())
-    out = Path(args.out) if args.out else Path("results") / Path(args.scenario).stem
+    # The summary comes first: a save that fails does not lose what the user waited for.
+    print(summary_text(res), flush=True)
     if args.plot and res.flow_ts.empty:
         raise UsageError("--plot needs time series: set sim.sample_interval in the scenario")
     # The plot is written together with the tables, so the directory appears complete or not at all.
-    res.save(out, extra_files={"cwnd.png": plot_cwnd(res)} if args.plot else None)
-    print(summary_text(res))
+    res.save(out, extra_files={"cwnd.png": plot_cwnd(res)} if args.plot else None, force=args.force)
     print(f"\nresults written to {out}/")
     return 0
 
@@ -153,13 +176,14 @@ def cmd_reproduce(args) -> int:
 
 def cmd_report(args) -> int:
     report = _optional("tcplab.report", "the report writer")
-    path = report.write_report(args.results, args.out)
+    path = report.write_report(args.results, args.out, force=args.force)
     print(f"report: {path}")
     return 0
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="tcplab", description="A laboratory for TCP congestion control.")
+    p = _Parser(prog="tcplab", description="A laboratory for TCP congestion control.")
+    p.add_argument("--version", action="version", version=version_text())
     sub = p.add_subparsers(dest="command", required=True)
 
     r = sub.add_parser("run", help="run one scenario file and write its results")
@@ -167,6 +191,9 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--seed", type=int, default=None, help="master seed (default: the spec's sim.seed, else 1)")
     r.add_argument("--out", default=None, help="output directory (default: results/<scenario name>)")
     r.add_argument("--plot", action="store_true", help="also write cwnd.png")
+    r.add_argument("--force", action="store_true",
+                   help="write into an existing directory tcplab did not write (files with tcplab's "
+                        "output names are replaced, nothing else is touched)")
     r.set_defaults(func=cmd_run)
 
     v = sub.add_parser("validate", help="check a scenario and print it with every default filled in")
@@ -191,8 +218,22 @@ def parser() -> argparse.ArgumentParser:
     rp = sub.add_parser("report", help="write the HTML report of stored experiment results")
     rp.add_argument("results", nargs="+", help="result directories")
     rp.add_argument("-o", "--out", default="report", help="report directory")
+    rp.add_argument("--force", action="store_true",
+                    help="write into an existing directory tcplab did not write (only index.html is replaced)")
     rp.set_defaults(func=cmd_report)
     return p
+
+
+def version_text() -> str:
+    from importlib import metadata
+
+    import tcplab
+
+    try:
+        package = metadata.version("tcplab")
+    except metadata.PackageNotFoundError:  # pragma: no cover - running from a source tree
+        package = tcplab.__version__
+    return f"tcplab {package} (core {_core.__version__})"
 
 
 def _experiment_error():
@@ -204,19 +245,50 @@ def _experiment_error():
         return UsageError
 
 
+def _report_error():
+    try:
+        from tcplab.report import ReportError
+
+        return ReportError
+    except ImportError:  # pragma: no cover
+        return UsageError
+
+
+def _error(message: str) -> None:
+    print("error: " + " ".join(str(message).split("\n")), file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         return args.func(args)
-    except (_core.ScenarioError, UsageError, _experiment_error()) as e:
-        print(f"error: {e}", file=sys.stderr)
+    except (_core.ScenarioError, UsageError, _experiment_error(), _report_error()) as e:
+        _error(e)
         return 2
+    except OutputError as e:
+        _error(e)
+        return e.status
     except _core.SimulationError as e:
-        print(f"error: the simulation failed: {e}", file=sys.stderr)
+        _error(f"the simulation failed: {e}")
         return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except MemoryError:
+        _error("not enough memory")
+        return 1
+    except OSError as e:
+        if os.environ.get(DEBUG_ENV):
+            raise
+        where = f"{e.filename}: " if e.filename else ""
+        _error(f"{where}{e.strerror or e}")
+        return 1
+    except Exception as e:  # noqa: BLE001 - every failure gets one line, not a traceback
+        if os.environ.get(DEBUG_ENV):
+            raise
+        first = (str(e).splitlines() or [""])[0]
+        _error(f"internal error: {type(e).__name__}: {first} (rerun with {DEBUG_ENV}=1 to see the traceback)")
+        return 1
 
 
 if __name__ == "__main__":

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from tcplab.outdir import plan_output, write_output
+
 CSS = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }
 h1 { border-bottom: 2px solid #345; } h2 { margin-top: 2em; color: #234; }
@@ -100,20 +102,53 @@ def experiment_html(d: Path) -> str:
     return "\n".join(out)
 
 
-def write_report(result_dirs, out_dir) -> Path:
-    """Write `out_dir/index.html` for the given experiment result directories."""
+class ReportError(ValueError):
+    """A directory given to the report is not an experiment result directory."""
+
+
+def _check_experiment_dir(d: Path) -> None:
+    if not d.exists():
+        raise ReportError(f"{d}: no such directory")
+    if not d.is_dir():
+        raise ReportError(f"{d}: is not a directory; give experiment result directories (results/<experiment>)")
+    if (d / "experiment.json").is_file():
+        return
+    if (d / "summary.json").is_file():
+        raise ReportError(f"{d}: holds the results of one run (tcplab run), not of an experiment; "
+                          "the report takes directories written by tcplab reproduce, e.g. results/<experiment>")
+    raise ReportError(f"{d}: not an experiment result directory (no experiment.json); "
+                      "give directories written by tcplab reproduce, e.g. results/<experiment>")
+
+
+_PAGE_START = "<!doctype html><html><head><meta charset='utf-8'><title>tcplab report</title>"
+
+
+def _legacy_report_dir(d: Path, entries: list[str]) -> set | None:
+    """A report directory written before markers existed: index.html alone, a tcplab page."""
+    if set(entries) - {".index.html.tmp"} != {"index.html"} or not all(
+            os.path.isfile(d / e) and not os.path.islink(d / e) for e in entries):
+        return None
+    try:
+        with open(d / "index.html", "rb") as f:
+            head = f.read(len(_PAGE_START))
+    except OSError:
+        return None
+    return set(entries) if head == _PAGE_START.encode() else None
+
+
+def write_report(result_dirs, out_dir, force: bool = False) -> Path:
+    """Write `out_dir/index.html` for the given experiment result directories. The output
+    directory follows the rules of tcplab.outdir (docs/safety.md): a directory tcplab did not
+    write is refused unless ``force``."""
     dirs = [Path(d) for d in result_dirs]
     for d in dirs:
-        if not (d / "experiment.json").exists():
-            raise FileNotFoundError(f"{d}: not an experiment result directory (no experiment.json)")
+        _check_experiment_dir(d)
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    plan_output(out, "report", ["index.html"], force, _legacy_report_dir)  # refuse before the work
     names = [json.loads((d / "experiment.json").read_text())["name"] for d in dirs]
     toc = "".join(f'<li><a href="#{html.escape(n)}">{html.escape(n)}</a></li>' for n in names)
     body = "\n".join(experiment_html(d) for d in dirs)
-    page = (f"<!doctype html><html><head><meta charset='utf-8'><title>tcplab report</title>"
+    page = (f"{_PAGE_START}"
             f"<style>{CSS}</style></head><body><h1>tcplab report</h1><ul>{toc}</ul>{body}</body></html>")
-    tmp = out / ".index.html.tmp"
-    tmp.write_text(page)
-    os.replace(tmp, out / "index.html")
+    write_output(out, {"index.html": page}, kind="report", force=force, legacy=_legacy_report_dir)
     return out / "index.html"

@@ -2,10 +2,9 @@
 from __future__ import annotations
 
 import json
+import operator
 import os
-import shutil
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -14,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from tcplab import _core
+from tcplab.outdir import check_complete, plan_output, safe_file_names, write_output
 from tcplab.scenario import as_spec, to_json
 
 TABLES = ("flows", "links", "flow_ts", "link_ts", "events", "lans", "parallel_intervals", "generators")
@@ -52,55 +52,97 @@ class Results:
     parallel_intervals: pd.DataFrame = field(default_factory=pd.DataFrame)
     generators: pd.DataFrame = field(default_factory=pd.DataFrame)
 
+    _normalised_spec: dict | None = field(default=None, init=False, repr=False, compare=False)
+
     @property
     def spec(self) -> dict:
-        return self.summary["spec"]
+        """The normalised spec. Very large runs carry the spec as given (``spec_input``)
+        instead, normalised here on first use."""
+        if "spec" in self.summary:
+            return self.summary["spec"]
+        if self._normalised_spec is None:
+            from tcplab.scenario import normalise
+
+            self._normalised_spec = normalise(self.summary["spec_input"])
+        return self._normalised_spec
 
     @property
     def seed(self) -> int:
         return self.summary["seed"]
 
-    def save(self, directory: str | os.PathLike, extra_files: dict[str, str | bytes] | None = None) -> Path:
-        """Write the results into ``directory`` atomically: either every file is there, or
-        the directory is left as it was. ``extra_files`` (name -> text or bytes, e.g. a plot)
-        are written with them."""
-        target = Path(directory)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
-        try:
-            for name in TABLES:
-                frame = getattr(self, name)
-                if name in _OPTIONAL_TABLES and frame.empty:
-                    continue  # runs without LANs / TCBI save what they always saved
-                frame.to_parquet(tmp / f"{name}.parquet", index=False)
-            (tmp / "summary.json").write_text(json.dumps(self.summary, indent=2, allow_nan=True))
-            for name, data in self.pcaps.items():
-                (tmp / f"{name}.pcap").write_bytes(data)
-            for name, data in (extra_files or {}).items():
-                if isinstance(data, bytes):
-                    (tmp / name).write_bytes(data)
-                else:
-                    (tmp / name).write_text(data)
-            old = None
-            if target.exists():
-                old = target.with_name(f".{target.name}.old-{os.getpid()}")
-                target.rename(old)
-            tmp.rename(target)
-            if old is not None:
-                shutil.rmtree(old, ignore_errors=True)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
-        return target
+    def save(self, directory: str | os.PathLike, extra_files: dict[str, str | bytes] | None = None,
+             force: bool = False) -> Path:
+        """Write the results into ``directory``, all or nothing, with a marker file saying
+        tcplab wrote them. ``extra_files`` (name -> text or bytes, e.g. a plot) are written
+        with them.
+
+        An existing directory is replaced only if it holds a previous tcplab run, and then
+        only the files tcplab wrote; anything else raises :class:`tcplab.OutputRefused`
+        unless ``force=True``, which writes into the directory replacing only files with
+        the names written here. A failure of the environment (disk full, permissions,
+        memory) raises :class:`tcplab.OutputError`. See docs/safety.md."""
+        pcap_files = safe_file_names(self.pcaps, ".pcap")
+        files: dict[str, Any] = {}
+        for name in TABLES:
+            frame = getattr(self, name)
+            if name in _OPTIONAL_TABLES and frame.empty:
+                continue  # runs without LANs / TCBI save what they always saved
+            files[f"{name}.parquet"] = lambda path, frame=frame: frame.to_parquet(path, index=False)
+        files["summary.json"] = lambda path: path.write_text(json.dumps(self.summary, indent=2, allow_nan=True))
+        for name, data in self.pcaps.items():
+            files[pcap_files[name]] = data
+        for name, data in (extra_files or {}).items():
+            if name in files:
+                raise ValueError(f"extra file {name!r} would replace one of the results")
+            files[name] = data
+        return write_output(directory, files, kind="run", force=force, meta={"pcaps": pcap_files},
+                            legacy=_legacy_run_dir)
+
+    @staticmethod
+    def check_target(directory: str | os.PathLike, force: bool = False) -> None:
+        """Raise :class:`tcplab.OutputRefused` if :meth:`save` would refuse ``directory``;
+        writes nothing. Call it before a long run."""
+        plan_output(directory, "run", force=force, legacy=_legacy_run_dir)
 
     @classmethod
     def load(cls, directory: str | os.PathLike) -> "Results":
+        """Read results written by :meth:`save`. Raises :class:`tcplab.OutputError` for a
+        directory whose save was interrupted, FileNotFoundError for one that holds no results."""
         d = Path(directory)
+        marker = check_complete(d)
+        if not (d / "summary.json").is_file():
+            raise FileNotFoundError(f"{d}: not a tcplab result directory (no summary.json)")
         tables = {name: pd.read_parquet(d / f"{name}.parquet") for name in TABLES
                   if name not in _OPTIONAL_TABLES or (d / f"{name}.parquet").exists()}
         summary = json.loads((d / "summary.json").read_text())
-        pcaps = {p.stem: p.read_bytes() for p in sorted(d.glob("*.pcap"))}
+        index = (marker or {}).get("pcaps")
+        if isinstance(index, dict):
+            pcaps = {name: (d / file).read_bytes() for name, file in index.items()
+                     if isinstance(file, str) and file in marker["files"]}
+        else:  # saved before the marker existed: names were the file names
+            pcaps = {p.stem: p.read_bytes() for p in sorted(d.glob("*.pcap"))}
         return cls(summary=summary, pcaps=pcaps, **tables)
+
+
+_LEGACY_RUN_FILES = {f"{name}.parquet" for name in TABLES} | {"summary.json", "run.json", "cwnd.png"}
+
+
+def _legacy_run_dir(d: Path, entries: list[str]) -> set | None:
+    """A run directory written before markers existed: only tcplab's file names, all regular
+    files, the required ones present, and a summary.json that starts like tcplab's."""
+    if not {"summary.json", "flows.parquet", "links.parquet"} <= set(entries):
+        return None
+    if not all((e in _LEGACY_RUN_FILES or e.endswith(".pcap")) and os.path.isfile(d / e)
+               and not os.path.islink(d / e) for e in entries):
+        return None
+    try:
+        with open(d / "summary.json", "rb") as f:
+            head = f.read(4096)
+    except OSError:
+        return None
+    if not (head.lstrip().startswith(b"{") and b'"duration":' in head and b'"events":' in head):
+        return None
+    return set(entries)
 
 
 _INT64_MAX = np.iinfo(np.int64).max
@@ -138,10 +180,16 @@ def run(spec: Any, seed: int | None = None, wall_limit: float | None = None,
     the run with ``KeyboardInterrupt``.
     """
     d = as_spec(spec)
+    field_name = "seed"
     if seed is None:
-        seed = (d.get("sim") or {}).get("seed", 1)
+        sim = d.get("sim")
+        # A `sim` that is not a table is reported by the core's validation.
+        seed = sim.get("seed", 1) if isinstance(sim, dict) else 1
+        field_name = "sim.seed"
+    if isinstance(seed, np.integer):
+        seed = operator.index(seed)
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0 or seed >= 2**64:
-        raise _core.ScenarioError(f"seed: {seed!r} is not allowed; must be an integer in [0, 2^64)")
+        raise _core.ScenarioError(f"{field_name}: {seed!r} is not allowed; must be an integer in [0, 2^64)")
     callback = print_progress if progress is True else (progress or None)
     out = _core.run(to_json(d), seed, wall_limit, callback)
     if progress is True:

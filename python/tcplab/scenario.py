@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import os
 import re
+import stat
 import sys
 from typing import Any
 
@@ -22,20 +24,46 @@ else:  # pragma: no cover
 ScenarioError = _core.ScenarioError
 
 
+MAX_SCENARIO_BYTES = 64 << 20
+
+
 def load_scenario(path: str | os.PathLike) -> dict:
-    """Read a TOML scenario file into a spec dict (not yet validated)."""
+    """Read a TOML scenario file into a spec dict (not yet validated). Only regular files of
+    at most MAX_SCENARIO_BYTES are read."""
     try:
-        with open(path, "rb") as f:
-            return tomllib.load(f)
+        st = os.stat(path)
+        if stat.S_ISDIR(st.st_mode):
+            raise ScenarioError(f"{path}: is a directory, not a scenario file")
+        if not stat.S_ISREG(st.st_mode):
+            raise ScenarioError(f"{path}: is not a regular file (a device, pipe or socket); give a TOML file")
+        too_large = st.st_size > MAX_SCENARIO_BYTES
+        if not too_large:
+            with open(path, "rb") as f:
+                data = f.read(MAX_SCENARIO_BYTES + 1)  # bounded even when the size changes or lies
+            too_large = len(data) > MAX_SCENARIO_BYTES
     except FileNotFoundError:
         raise ScenarioError(f"{path}: no such scenario file") from None
-    except tomllib.TOMLDecodeError as e:
-        raise ScenarioError(_toml_error(path, e)) from None
     except OSError as e:
         raise ScenarioError(f"{path}: cannot read the scenario file: {e.strerror or e}") from None
+    if too_large:
+        raise ScenarioError(f"{path}: the file is larger than {MAX_SCENARIO_BYTES >> 20} MiB, "
+                            "the limit for a scenario file")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise ScenarioError(f"{path}, line {line}, column {column}: not valid UTF-8 "
+                            f"(byte 0x{data[e.start]:02x}); save the file as UTF-8") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(_toml_error(path, e, text)) from None
+    except RecursionError:
+        raise ScenarioError(f"{path}: arrays or tables are nested too deeply") from None
 
 
-def _toml_error(path, e: Exception) -> str:
+def _toml_error(path, e: Exception, text: str) -> str:
     """One line naming the file and the line of a TOML syntax error."""
     msg = str(e)
     m = re.search(r"\s*\(at line (\d+), column (\d+)\)$", msg)
@@ -43,11 +71,7 @@ def _toml_error(path, e: Exception) -> str:
         return f"{path}, line {m.group(1)}, column {m.group(2)}: not valid TOML: {msg[: m.start()]}"
     m = re.search(r"\s*\(at end of document\)$", msg)
     if m:
-        try:
-            with open(path, "rb") as f:
-                lines = f.read().count(b"\n") + 1
-        except OSError:  # pragma: no cover
-            lines = "?"
+        lines = text.count("\n") + 1
         return f"{path}, line {lines} (end of file): not valid TOML: {msg[: m.start()]}"
     return f"{path}: not valid TOML: {msg}"
 
@@ -64,10 +88,53 @@ def as_spec(spec: Any) -> dict:
 
 
 def to_json(spec: Any) -> str:
+    return json.dumps(plain(as_spec(spec)), allow_nan=False)
+
+
+def _path(where: str, key) -> str:
+    return f"{where}[{key}]" if isinstance(key, int) else (f"{where}.{key}" if where else str(key))
+
+
+def plain(value: Any, where: str = "") -> Any:
+    """The spec as plain JSON values: numpy scalars and arrays become numbers and lists,
+    tuples lists. NaN, infinities and unsupported types raise ScenarioError naming the
+    field (e.g. ``flows[0].tcp.init_cwnd``). Plain values are returned unchanged."""
     try:
-        return json.dumps(as_spec(spec), allow_nan=False)
-    except (TypeError, ValueError) as e:
-        raise ScenarioError(f"spec: cannot be expressed as JSON: {e}") from None
+        return _plain(value, where)
+    except RecursionError:
+        raise ScenarioError(f"{where or 'spec'}: nested too deeply") from None
+
+
+def _plain(v: Any, where: str) -> Any:
+    if v is None or isinstance(v, (bool, str)):
+        return v
+    if isinstance(v, int):
+        return int(v)
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            raise ScenarioError(f"{where or 'spec'}: {v} is not allowed; give a finite number")
+        return float(v)
+    if isinstance(v, dict):
+        out = {}
+        for k, x in v.items():
+            if not isinstance(k, str):
+                raise ScenarioError(f"{_path(where, repr(k))}: field names must be strings, not {type(k).__name__}")
+            out[k] = _plain(x, _path(where, k))
+        return out
+    if isinstance(v, (list, tuple)):
+        return [_plain(x, _path(where, i)) for i, x in enumerate(v)]
+    np = sys.modules.get("numpy")
+    if np is not None:
+        if isinstance(v, np.bool_):
+            return bool(v)
+        if isinstance(v, np.integer):
+            return int(v)
+        if isinstance(v, np.floating):
+            return _plain(float(v), where)
+        if isinstance(v, np.ndarray):
+            return _plain(v.tolist(), where)
+    raise ScenarioError(f"{where or 'spec'}: a value of type {type(v).__name__} is not supported; "
+                        "use numbers, strings, booleans, lists and tables")
 
 
 def normalise(spec: Any) -> dict:
@@ -119,7 +186,7 @@ class Scenario:
         return copy.deepcopy(self._d)
 
     def to_toml(self) -> str:
-        return _toml(self._d)
+        return _toml(plain(self._d))
 
     def normalised(self) -> dict:
         return normalise(self._d)
