@@ -101,9 +101,13 @@ def test_reproduce_passes_its_options_to_the_sweep(monkeypatch, capsys):
 
     def reproduce(names, **kw):
         seen.update(names=names, **kw)
-        return "R/index.html"
+        return "R/index.html", []
 
-    monkeypatch.setitem(sys.modules, "tcplab.sweep", types.SimpleNamespace(reproduce=reproduce))
+    class SweepEnvironmentError(Exception):
+        pass
+
+    monkeypatch.setitem(sys.modules, "tcplab.sweep",
+                        types.SimpleNamespace(reproduce=reproduce, SweepEnvironmentError=SweepEnvironmentError))
     argv = ["reproduce", "a", "b", "--size", "full", "--jobs", "3", "--scheduler", "tcp://h:1", "--out", "O", "--retry-failed"]
     assert tcli.main(argv) == 0
     assert seen == dict(names=["a", "b"], size="full", jobs=3, scheduler="tcp://h:1", out="O", retry_failed=True)
