@@ -228,19 +228,32 @@ def test_jobs_out_of_range_is_one_line_and_exit_2(tmp_path, jobs, capsys):
     assert not (tmp_path / "o").exists()
 
 
+def _killed_while_recording_a_failure(store: Store, key: str) -> None:
+    """A process that dies half-way through Store.fail, leaving its temporary file."""
+    pid = os.fork()
+    if pid == 0:
+        os.replace = lambda *a: os._exit(9)
+        store.fail(key, "x", {})
+        os._exit(0)
+    os.waitpid(pid, 0)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 def test_stale_temporary_failure_records_are_removed_by_the_next_sweep(tmp_path):
     store = Store(tmp_path / "store")
-    gone = subprocess.Popen([sys.executable, "-c", "pass"])
-    gone.wait()
     key = "0123456789abcdef01234567"
-    stale = store.runs / f".{key}.failed.json.{gone.pid}.k3j_x9ab"
+    _killed_while_recording_a_failure(store, key)
+    [stale] = store.runs.iterdir()
+    assert stale.name.startswith(f".{key}.failed.json.")
+    os.utime(stale, (time.time() - 3600,) * 2)
     live = store.runs / f".{key}.failed.json.{os.getpid()}.q1w2e3r4"  # a sweep still writing
-    fresh = store.runs / f".{key}.failed.json.{gone.pid}.z8y7x6w5"  # newer than the sweep's start
     other = store.runs / ".notes.txt"  # not ours
-    for p in (stale, live, other):
+    for p in (live, other):
         p.write_text("{}")
         os.utime(p, (time.time() - 3600,) * 2)
-    fresh.write_text("{}")
+    _killed_while_recording_a_failure(store, key)
+    fresh = next(p for p in store.runs.iterdir() if p not in (stale, live, other))  # newer than the sweep
     os.utime(fresh, (time.time() + 3600,) * 2)
     execute([], store, progress=False)
     assert not stale.exists() and live.exists() and fresh.exists() and other.exists()
+    assert store.status(key) is None

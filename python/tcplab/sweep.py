@@ -45,6 +45,15 @@ class SweepEnvironmentError(RuntimeError):
     not answer, a missing package): reported in one line, exit status 1."""
 
 
+class RunsFailed(Exception):
+    """Raised by `reproduce` once it has written the report, when runs failed: `failures` are
+    (experiment, params, seed, error), already listed on stderr one line each."""
+
+    def __init__(self, report: Path, failures: list):
+        super().__init__(f"{len(failures)} run(s) failed; the report of the others is {report}")
+        self.report, self.failures = report, failures
+
+
 @dataclass
 class SweepReport:
     done: list = field(default_factory=list)  # (Run, key), in the order of the runs given
@@ -369,10 +378,10 @@ def run_experiment(name: str, size: str = "quick", jobs: int | None = None, sche
 
 def reproduce(names=None, size: str = "quick", jobs: int | None = None, scheduler=None,
               out: str | os.PathLike = "results", retry_failed: bool = False, worker: Callable | None = None,
-              connect_timeout: float | None = None) -> tuple[Path, list]:
+              connect_timeout: float | None = None) -> Path:
     """Run experiments (all when `names` is empty), then write the HTML report for what
-    succeeded, then list the runs that failed on stderr, one line each. Returns the path of the
-    report's index.html and the failures, (experiment, params, seed, error) each."""
+    succeeded. Returns the path of the report's index.html; when runs failed, lists them on
+    stderr, one line each, and raises RunsFailed."""
     from tcplab.report import write_report
 
     names = list(names) if names else [n for n, _ in ex.list_experiments()]
@@ -392,4 +401,5 @@ def reproduce(names=None, size: str = "quick", jobs: int | None = None, schedule
         for n, params, seed, err, environmental in failures:
             again = "the next sweep reruns it" if environmental else "rerun it with --retry-failed"
             sys.stderr.write(f"  {n} {params} seed {seed}: {(err.splitlines() or ['failed'])[0]} ({again})\n")
-    return report, [f[:4] for f in failures]
+        raise RunsFailed(report, [f[:4] for f in failures])
+    return report
