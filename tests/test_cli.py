@@ -101,13 +101,13 @@ def test_reproduce_passes_its_options_to_the_sweep(monkeypatch, capsys):
 
     def reproduce(names, **kw):
         seen.update(names=names, **kw)
-        return "R/index.html", []
+        return "R/index.html"
 
-    class SweepEnvironmentError(Exception):
+    class Never(Exception):
         pass
 
     monkeypatch.setitem(sys.modules, "tcplab.sweep",
-                        types.SimpleNamespace(reproduce=reproduce, SweepEnvironmentError=SweepEnvironmentError))
+                        types.SimpleNamespace(reproduce=reproduce, RunsFailed=Never, SweepEnvironmentError=Never))
     argv = ["reproduce", "a", "b", "--size", "full", "--jobs", "3", "--scheduler", "tcp://h:1", "--out", "O", "--retry-failed"]
     assert tcli.main(argv) == 0
     assert seen == dict(names=["a", "b"], size="full", jobs=3, scheduler="tcp://h:1", out="O", retry_failed=True)
