@@ -150,11 +150,14 @@ def test_unreadable_scenario_files_get_one_line(tmp_path, capsys):
     assert not (tmp_path / "o").exists()
 
 
-def test_sim_that_is_not_a_table_and_seeds_out_of_range_exit_2(tmp_path, capsys):
+def test_sim_that_is_not_a_table_nan_and_seeds_out_of_range_exit_2(tmp_path, capsys):
     s = tmp_path / "s.toml"
     s.write_text('sim = "x"\n')
     status, _, err = main(capsys, "run", s, "--out", tmp_path / "o")
     assert status == 2 and one_line_error(err) and err.startswith("error: sim: "), err
+    s.write_text(TINY.replace("duration = 1", "duration = nan"))
+    status, _, err = main(capsys, "run", s, "--out", tmp_path / "o")
+    assert status == 2 and one_line_error(err) and err.startswith("error: sim.duration: nan is not allowed"), err
     s.write_text(TINY)
     for seed in ("-1", str(2**64)):
         status, _, err = main(capsys, "run", s, "--seed", seed, "--out", tmp_path / "o")

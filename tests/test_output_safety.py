@@ -1,5 +1,6 @@
 """Output directories: tcplab never destroys what it did not write, never writes outside the
 directory it was given, and never leaves half-written results (docs/safety.md)."""
+import dataclasses
 import errno
 import json
 import os
@@ -73,7 +74,7 @@ def test_force_replaces_only_files_with_tcplab_names(tmp_path, res):
 
 def test_a_previous_output_is_replaced_keeping_the_files_the_user_added(tmp_path, res):
     d = tmp_path / "res"
-    with_pcap = tcplab.Results(**{**res.__dict__, "pcaps": {"a-b": b"pcap bytes"}})
+    with_pcap = dataclasses.replace(res, pcaps={"a-b": b"pcap bytes"})
     with_pcap.save(d, extra_files={"plot.png": b"png"})
     (d / "notes.txt").write_text("my notes")
     res.save(d)
@@ -115,7 +116,7 @@ def test_an_empty_directory_is_used_with_the_users_permissions(tmp_path, res):
 def test_names_never_leave_the_output_directory_and_load_back(tmp_path, res):
     long = "n" * 300
     names = ["../../x-b", "a/b-c", f"{long}-b", ".hidden-b", "A-B", "a-b", "nul\0-b"]
-    r = tcplab.Results(**{**res.__dict__, "pcaps": {n: n.encode() for n in names}})
+    r = dataclasses.replace(res, pcaps={n: n.encode() for n in names})
     d = tmp_path / "deep" / "out"
     r.save(d)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["deep"]

@@ -17,6 +17,7 @@ import secrets
 import shutil
 import socket
 import stat
+import time
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Union
 
@@ -138,13 +139,14 @@ def safe_file_names(names: Iterable[str], suffix: str) -> dict[str, str]:
 # Deciding whether and how a target may be written
 
 
-def _is_cwd_or_ancestor(path: Path) -> bool:
+def _relation_to_cwd(path: Path) -> str:
+    """"is" or "contains" when ``path`` is the current directory or one above it, else ""."""
     try:
         here = Path.cwd().resolve()
         p = path.resolve()
     except OSError:
-        return False
-    return p == here or p in here.parents
+        return ""
+    return "is" if p == here else "contains" if p in here.parents else ""
 
 
 def _refuse_system(target: Path) -> None:
@@ -212,7 +214,8 @@ def plan_output(target: str | os.PathLike, kind: str, names: Iterable[str] = (),
         entries = sorted(os.listdir(target))
     except OSError as e:
         raise OutputError(f"{target}: cannot list the directory: {e.strerror or e}") from None
-    can_swap = not symlink and not _is_cwd_or_ancestor(target) and not os.path.ismount(target)
+    cwd = _relation_to_cwd(target)
+    can_swap = not symlink and not cwd and not os.path.ismount(target)
     if not entries:
         return ("swap" if can_swap else "merge"), set()
     marker = read_marker(target)
@@ -229,7 +232,7 @@ def plan_output(target: str | os.PathLike, kind: str, names: Iterable[str] = (),
     marked = marker is not None and ours is not None
     if ours is None:
         if not force:
-            where = "is the current directory and " if _is_cwd_or_ancestor(target) else ""
+            where = f"{cwd} the current directory and " if cwd else ""
             example = ", ".join(repr(e) for e in entries[:2]) + (", ..." if len(entries) > 2 else "")
             raise OutputRefused(f"{target}: {where}holds files tcplab did not write ({len(entries)}: {example}); "
                                 f"{_FORCE_HINT}")
@@ -278,17 +281,20 @@ def _remove_files(directory: Path, names: Iterable[str]) -> None:
         pass  # something else is in it: leave it alone
 
 
-_cleaned: set[str] = set()
+_STALE_SCAN_SECONDS = 60.0
+_last_scan: dict[str, float] = {}
 
 
 def remove_stale(parent: Path) -> None:
     """Remove work directories a killed tcplab left in ``parent``: ours by name, written on
     this host by a process that no longer exists, holding only the files its marker lists.
-    Done once per process and directory."""
+    A directory is scanned at most once a minute per process (a sweep saves thousands of runs
+    into one directory)."""
     key = os.path.abspath(parent)
-    if key in _cleaned:
+    now = time.monotonic()
+    if now - _last_scan.get(key, -_STALE_SCAN_SECONDS) < _STALE_SCAN_SECONDS:
         return
-    _cleaned.add(key)
+    _last_scan[key] = now
     host = _host()
     try:
         entries = list(os.scandir(parent))
@@ -353,16 +359,23 @@ def write_output(target: str | os.PathLike, files: Mapping[str, Writer], kind: s
             parent.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise _environment_error(target, e) from e
-        remove_stale(parent)
-        try:
-            tmp = _work_dir(parent, "tmp")
-            tmp.mkdir()  # not mkdtemp: the directory gets the user's umask, not 0700
-        except PermissionError:
-            if mode == "new":
-                raise
-            # The parent is not ours to write (e.g. a mount point): work inside the target.
-            mode, tmp = "merge", _work_dir(target, "tmp")
+        # Files are moved from the work directory with rename, so both must be on one file
+        # system: work inside the target when it is a mount point, or when the parent is not
+        # ours to write.
+        inside = mode == "merge" and os.stat(parent).st_dev != os.stat(target).st_dev
+        if not inside:
+            remove_stale(parent)
+            try:
+                tmp = _work_dir(parent, "tmp")
+                tmp.mkdir()  # not mkdtemp: the directory gets the user's umask, not 0700
+            except PermissionError:
+                if mode == "new":
+                    raise
+                inside, tmp = True, None
+        if inside:
+            mode = "merge"
             remove_stale(target)
+            tmp = _work_dir(target, "tmp")
             tmp.mkdir()
         names = sorted(files)
         (tmp / MARKER).write_text(_marker_text(kind, names, False, meta))
