@@ -221,3 +221,11 @@ def test_report_of_a_run_directory_or_a_missing_one_exits_2(tmp_path, capsys):
     status, _, err = main(capsys, "report", tmp_path / "missing", "-o", tmp_path / "rep")
     assert status == 2 and one_line_error(err) and err.startswith(f"error: {tmp_path / 'missing'}: no such directory")
     assert not (tmp_path / "rep").exists()
+
+
+def test_plot_without_time_series_is_refused_before_the_run(tmp_path, capsys):
+    s = tmp_path / "s.toml"
+    s.write_text(TINY)
+    status, out, err = main(capsys, "run", s, "--plot", "--out", tmp_path / "o")
+    assert status == 2 and out == "" and err == "error: --plot needs time series: set sim.sample_interval in the scenario\n"
+    assert not (tmp_path / "o").exists()

@@ -255,8 +255,8 @@ def test_unsupported_values_and_keys_in_a_spec_name_the_field():
     with pytest.raises(ScenarioError, match=r"^flows\[0\]\.tcp\.mss: a value of type set is not supported"):
         tcplab.run(small(tcp=dict(mss={1400})), seed=1)
     spec = small().to_dict()
-    spec["sim"][3] = 1
-    with pytest.raises(ScenarioError, match=r"^sim\.3: field names must be strings"):
+    spec["sim"][(3,)] = 1
+    with pytest.raises(ScenarioError, match=r"^sim\.\(3,\): field names must be strings, not tuple"):
         tcplab.normalise(spec)
 
 

@@ -106,19 +106,26 @@ def plot_cwnd(res) -> bytes:
     return buf.getvalue()
 
 
+_PLOT_NEEDS_SERIES = "--plot needs time series: set sim.sample_interval in the scenario"
+
+
 def cmd_run(args) -> int:
     from tcplab.run import Results, run
     from tcplab.scenario import load_scenario
 
     spec = load_scenario(args.scenario)
     out = Path(args.out) if args.out else Path("results") / Path(args.scenario).stem
-    Results.check_target(out, force=args.force)  # refuse a bad --out before the run, not after it
+    # Refuse what would fail after the run before it, not after the user waited for it.
+    Results.check_target(out, force=args.force)
+    sim = spec.get("sim")
+    if args.plot and not (isinstance(sim, dict) and sim.get("sample_interval")):
+        raise UsageError(_PLOT_NEEDS_SERIES)
     # Progress on stderr for interactive use; pipes and logs stay clean.
     res = run(spec, seed=args.seed, progress=sys.stderr.isatty())
     # The summary comes first: a save that fails does not lose what the user waited for.
     print(summary_text(res), flush=True)
     if args.plot and res.flow_ts.empty:
-        raise UsageError("--plot needs time series: set sim.sample_interval in the scenario")
+        raise UsageError(_PLOT_NEEDS_SERIES)
     # The plot is written together with the tables, so the directory appears complete or not at all.
     res.save(out, extra_files={"cwnd.png": plot_cwnd(res)} if args.plot else None, force=args.force)
     print(f"\nresults written to {out}/")

@@ -117,8 +117,12 @@ def _plain(v: Any, where: str) -> Any:
     if isinstance(v, dict):
         out = {}
         for k, x in v.items():
-            if not isinstance(k, str):
-                raise ScenarioError(f"{_path(where, repr(k))}: field names must be strings, not {type(k).__name__}")
+            if not isinstance(k, (str, int, float, type(None))):  # the keys JSON writes as strings
+                np = sys.modules.get("numpy")
+                if np is None or not isinstance(k, np.integer):
+                    raise ScenarioError(f"{_path(where, repr(k))}: field names must be strings, "
+                                        f"not {type(k).__name__}")
+                k = int(k)
             out[k] = _plain(x, _path(where, k))
         return out
     if isinstance(v, (list, tuple)):
