@@ -108,9 +108,11 @@ def test_reproduce_passes_its_options_to_the_sweep(monkeypatch, capsys):
 
     monkeypatch.setitem(sys.modules, "tcplab.sweep",
                         types.SimpleNamespace(reproduce=reproduce, RunsFailed=Never, SweepEnvironmentError=Never))
-    argv = ["reproduce", "a", "b", "--size", "full", "--jobs", "3", "--scheduler", "tcp://h:1", "--out", "O", "--retry-failed"]
+    argv = ["reproduce", "a", "b", "--size", "full", "--jobs", "3", "--scheduler", "tcp://h:1", "--out", "O", "--retry-failed",
+            "--scheduler-timeout", "2.5", "--force"]
     assert tcli.main(argv) == 0
-    assert seen == dict(names=["a", "b"], size="full", jobs=3, scheduler="tcp://h:1", out="O", retry_failed=True)
+    assert seen == dict(names=["a", "b"], size="full", jobs=3, scheduler="tcp://h:1", out="O", retry_failed=True,
+                        connect_timeout=2.5, force=True)
     assert "R/index.html" in capsys.readouterr().out
 
 

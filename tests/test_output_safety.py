@@ -325,3 +325,38 @@ def test_report_directories_follow_the_same_rules(tmp_path, capsys):
     page = write_report([exp], legacy)
     assert "<h2 id=\"e\">e</h2>" in page.read_text() and outdir.read_marker(legacy)["kind"] == "report"
     assert write_report([exp], legacy) == page
+
+
+def test_reproduce_refuses_a_directory_it_did_not_write_before_any_run(tmp_path, capsys, monkeypatch):
+    from tcplab import sweep
+
+    monkeypatch.setattr(sweep, "run_experiment", lambda *a, **k: pytest.fail("a run started"))
+    d = tmp_path / "thesis"
+    d.mkdir()
+    (d / "draft.tex").write_text("chapter 1")
+    status, _, err = main(capsys, "reproduce", "dumbbell_newreno", "--out", d)
+    assert status == 2 and err.count("\n") == 1 and "did not write" in err
+    assert tree(d) == {"draft.tex": b"chapter 1"}
+    # The report directory of a reproduction is checked before any run, too.
+    (tmp_path / "r" / "report").mkdir(parents=True)
+    (tmp_path / "r" / "report" / "mine.txt").write_text("x")
+    status, _, err = main(capsys, "reproduce", "dumbbell_newreno", "--out", tmp_path / "r")
+    assert status == 2 and "report" in err
+
+
+def test_a_reproduction_root_is_marked_and_reused(tmp_path):
+    from tcplab.sweep import claim_reproduction_root
+
+    new = claim_reproduction_root(tmp_path / "new")
+    assert outdir.read_marker(new)["kind"] == "reproduction"
+    assert claim_reproduction_root(new) == new  # a later reproduction reuses it
+    # Laid out as before markers existed: the store, experiment pages, a run's output beside them.
+    old = tmp_path / "old"
+    (old / "store" / "runs").mkdir(parents=True)
+    (old / "dumbbell_newreno").mkdir()
+    tcplab.run(SPEC, seed=1).save(old / "mine")
+    claim_reproduction_root(old)
+    assert outdir.read_marker(old)["kind"] == "reproduction"
+    # A run's output directory is not a reproduction's.
+    with pytest.raises(OutputRefused):
+        claim_reproduction_root(old / "mine")

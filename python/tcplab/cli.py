@@ -173,6 +173,8 @@ def cmd_reproduce(args) -> int:
             scheduler=args.scheduler,
             out=args.out,
             retry_failed=args.retry_failed,
+            connect_timeout=args.scheduler_timeout,
+            force=args.force,
         )
     except sweep.RunsFailed as e:  # the report is written and the failures listed, one line each
         print(f"report: {e.report}")
@@ -223,6 +225,12 @@ def parser() -> argparse.ArgumentParser:
     rep.add_argument("--scheduler", default=None, help="address of a Dask scheduler to run on instead")
     rep.add_argument("--out", default="results", help="result store and report directory")
     rep.add_argument("--retry-failed", action="store_true", help="rerun only the runs that failed before")
+    rep.add_argument("--scheduler-timeout", type=float, default=None, metavar="SECONDS",
+                     help="give up connecting to --scheduler after this long (default 10 s, "
+                          "or TCPLAB_SCHEDULER_TIMEOUT)")
+    rep.add_argument("--force", action="store_true",
+                     help="use --out even if it holds files tcplab did not write (they are kept; "
+                          "files with tcplab's output names are replaced)")
     rep.set_defaults(func=cmd_reproduce)
 
     rp = sub.add_parser("report", help="write the HTML report of stored experiment results")

@@ -421,3 +421,23 @@ def _merge(tmp: Path, target: Path, kind: str, names: list[str], ours: set, meta
         os.replace(tmp / name, target / name)
     os.replace(tmp / MARKER, target / MARKER)
     tmp.rmdir()
+
+
+def claim_directory(target: str | os.PathLike, kind: str, force: bool = False,
+                    legacy: Callable[[Path, list[str]], set | None] | None = None) -> Path:
+    """Make ``target`` a directory that holds a tree of tcplab outputs of ``kind`` (e.g. a
+    reproduction: its run store, experiment pages and report), under the rules of
+    :func:`plan_output`: a new or empty directory, one whose marker says ``kind``, or one
+    ``legacy`` recognises; anything else is refused unless ``force``. The marker is written
+    (atomically) when missing; nothing else is written here."""
+    target = Path(target)
+    plan_output(target, kind, (), force, legacy)
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        if read_marker(target) is None:
+            tmp = target / f"{_MARKER_INCOMPLETE}.{os.getpid()}"
+            tmp.write_text(_marker_text(kind, [], True, {}))
+            os.replace(tmp, target / MARKER)
+    except (OSError, MemoryError) as e:
+        raise _environment_error(target, e) from e
+    return target

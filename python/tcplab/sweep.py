@@ -376,18 +376,46 @@ def run_experiment(name: str, size: str = "quick", jobs: int | None = None, sche
     return write_experiment(out, exp, size, plan, rep, store, analysis, error), rep
 
 
+def _legacy_reproduction_root(directory: Path, entries: list[str]) -> set | None:
+    """A reproduction directory written before markers existed: nothing but the store,
+    experiment pages, the report, tcplab's work directories and other tcplab outputs."""
+    from tcplab.outdir import read_marker
+
+    known = {"store", "report"} | {n for n, _ in ex.list_experiments()}
+    for e in entries:
+        if e in known or e.startswith(".tcplab-"):
+            continue
+        if not (directory / e).is_dir() or read_marker(directory / e) is None:
+            return None
+    return set()
+
+
+def claim_reproduction_root(out: str | os.PathLike, force: bool = False) -> Path:
+    """Check, before any run, that ``out`` may hold a reproduction (new, empty, marked by an
+    earlier reproduction, or laid out like one) and that its report directory may be
+    written; then mark it. Raises OutputRefused otherwise (docs/safety.md)."""
+    from tcplab.outdir import claim_directory, plan_output
+    from tcplab.report import _legacy_report_dir
+
+    root = claim_directory(out, "reproduction", force, _legacy_reproduction_root)
+    plan_output(root / "report", "report", ["index.html"], force, _legacy_report_dir)
+    return root
+
+
 def reproduce(names=None, size: str = "quick", jobs: int | None = None, scheduler=None,
               out: str | os.PathLike = "results", retry_failed: bool = False, worker: Callable | None = None,
-              connect_timeout: float | None = None) -> Path:
+              connect_timeout: float | None = None, force: bool = False) -> Path:
     """Run experiments (all when `names` is empty), then write the HTML report for what
     succeeded. Returns the path of the report's index.html; when runs failed, lists them on
-    stderr, one line each, and raises RunsFailed."""
+    stderr, one line each, and raises RunsFailed. ``out`` must be new, empty or a previous
+    reproduction's directory (see :func:`claim_reproduction_root`) unless ``force``."""
     from tcplab.report import write_report
 
     names = list(names) if names else [n for n, _ in ex.list_experiments()]
     for n in names:
         ex.get(n)  # fail early on an unknown name
     _check_jobs(jobs)
+    claim_reproduction_root(out, force)
     dirs = []
     failures = []
     for n in names:
@@ -395,7 +423,7 @@ def reproduce(names=None, size: str = "quick", jobs: int | None = None, schedule
                                 worker=worker, connect_timeout=connect_timeout)
         dirs.append(d)
         failures += [(n, r.params, r.seed, err, key in rep.environmental) for r, key, err in rep.failed]
-    report = write_report(dirs, Path(out) / "report")
+    report = write_report(dirs, Path(out) / "report", force=force)
     if failures:
         sys.stderr.write(f"{len(failures)} run(s) failed:\n")
         for n, params, seed, err, environmental in failures:
