@@ -261,3 +261,92 @@ pub fn estimate(spec: &Spec) -> Estimate {
         parts,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::parse;
+    use serde_json::json;
+
+    fn spec(v: serde_json::Value) -> Spec {
+        parse(&v.to_string()).unwrap()
+    }
+
+    fn dumbbell(pairs: u64, flows: u64, sample_interval: f64) -> Spec {
+        spec(json!({
+            "sim": {"duration": 100, "sample_interval": sample_interval},
+            "dumbbell": {"pairs": pairs,
+                "bottleneck": {"rate": "10Mbps", "delay": "20ms", "queue": 50},
+                "access": {"rate": "100Mbps", "delay": "1ms", "queue": 100}},
+            "flows": [{"src": "s{i}", "dst": "d{i}", "count": flows}]
+        }))
+    }
+
+    fn part(e: &Estimate, name: &str) -> f64 {
+        e.parts.iter().find(|(n, _)| *n == name).unwrap().1
+    }
+
+    #[test]
+    fn items_are_counted_per_node_link_flow_and_sample() {
+        let e = estimate(&dumbbell(10, 10, 0.0));
+        assert_eq!(part(&e, "nodes"), 22.0 * PER_NODE);
+        assert_eq!(part(&e, "links"), 21.0 * PER_LINK);
+        assert_eq!(part(&e, "flows"), 10.0 * PER_FLOW);
+        assert_eq!(part(&e, "samples"), 0.0);
+        assert_eq!(e.bytes, e.parts.iter().map(|p| p.1).sum::<f64>());
+        // 100 s sampled every second: 101 instants x (10 flows, 42 link directions)
+        let e = estimate(&dumbbell(10, 10, 1.0));
+        assert_eq!(
+            part(&e, "samples"),
+            101.0 * (10.0 * PER_FLOW_SAMPLE + 42.0 * PER_LINK_SAMPLE)
+        );
+    }
+
+    #[test]
+    fn packets_are_bounded_by_queues_and_by_windows() {
+        // one flow: at most the largest direction (queue 100 + its bandwidth-delay product)
+        let e = estimate(&dumbbell(10, 1, 0.0));
+        let bdp = 100e6 * 1e-3 / (1040.0 * 8.0) + 1.0;
+        assert!((part(&e, "packets") - (100.0 + bdp) * PER_PACKET).abs() < 1e-6);
+        // many flows: at most what all queues and wires hold
+        let e = estimate(&dumbbell(2, 2, 0.0));
+        let s = dumbbell(2, 2, 0.0);
+        let capacity: f64 = s
+            .links
+            .iter()
+            .map(|l| 2.0 * (l.queue_ab as f64 + l.rate * l.delay / (1040.0 * 8.0) + 1.0))
+            .sum();
+        assert!(part(&e, "packets") <= capacity * PER_PACKET + 1e-6);
+    }
+
+    #[test]
+    fn generated_flows_follow_the_generator_kind() {
+        let s = spec(json!({
+            "sim": {"duration": 1000},
+            "nodes": [{"name": "a"}, {"name": "b"}],
+            "links": [{"a": "a", "b": "b", "rate": "8Mbps", "delay": "10ms"}],
+            "generators": [
+                {"kind": "poisson", "src": "a", "dst": "b", "rate": 2, "start": 100, "stop": 600,
+                 "size": {"dist": "constant", "value": 10}},
+                {"kind": "poisson", "src": "a", "dst": "b", "rate": 2, "max_flows": 7,
+                 "size": {"dist": "constant", "value": 10}},
+                {"kind": "closed", "src": "a", "dst": "b", "think": {"dist": "constant", "value": 0.98},
+                 "size": {"dist": "constant", "value": 1}, "record": "summary"}
+            ]
+        }));
+        let g = |i: usize| generated_flows(&s.generators[i], 1000.0, 0.01, 8e6);
+        assert_eq!(g(0), 1000.0); // 2 flows/s for 500 s
+        assert_eq!(g(1), 7.0);
+        // think 0.98 s + a round trip of 20 ms + one 1040-byte packet at 8 Mb/s (1.04 ms)
+        assert!((g(2) - 1000.0 / (0.98 + 0.02 + 0.00104)).abs() < 1e-6, "{}", g(2));
+        let e = estimate(&s);
+        assert!((part(&e, "generated flows") - (1007.0 * PER_RECORDED_FLOW + g(2) * PER_SUMMARY_FLOW)).abs() < 1e-3);
+    }
+
+    #[test]
+    fn human_sizes() {
+        assert_eq!(human(512.0), "512 B");
+        assert_eq!(human(16.0 * (1u64 << 30) as f64), "16.0 GiB");
+        assert_eq!(human(1.5 * 1024.0 * 1024.0), "1.5 MiB");
+    }
+}

@@ -620,6 +620,12 @@ fn normalise(raw: RawSpec) -> Result<Spec, SpecError> {
         seed,
         memory_limit,
     };
+    check_total_count("flows", raw.flows.iter().map(|f| f.count.as_ref()), MAX_FLOWS)?;
+    check_total_count(
+        "generators",
+        raw.generators.iter().map(|g| g.count.as_ref()),
+        MAX_GENERATORS,
+    )?;
 
     let mut nodes: Vec<NodeSpec> = Vec::new();
     let mut links: Vec<LinkSpec> = Vec::new();
@@ -910,6 +916,31 @@ fn check_samples(spec: &Spec) -> Result<(), SpecError> {
     Ok(())
 }
 
+/// The entries of `list` expand into at most `max` items together (checked before anything
+/// is expanded).
+fn check_total_count<'a>(
+    list: &str,
+    counts: impl Iterator<Item = Option<&'a Value>>,
+    max: u64,
+) -> Result<(), SpecError> {
+    let mut total = 0;
+    for (i, count) in counts.enumerate() {
+        let path = format!("{list}[{i}].count");
+        let n = match count {
+            Some(v) => int_in(&path, v, 1, max)?,
+            None => 1,
+        };
+        total += n;
+        if total > max {
+            return err(
+                &path,
+                format!("{n} more {list} would make {total}; at most {max} {list} in one scenario"),
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Every `[[pcap]]` entry names the two ends of a link, or two members of one LAN.
 fn check_pcap(pcap: &[PcapSpec], links: &[LinkSpec], lans: &[LanSpec]) -> Result<(), SpecError> {
     if pcap.is_empty() {
@@ -1193,15 +1224,6 @@ fn expand_flow(
         Some(v) => int_in(&format!("{p}.count"), v, 1, MAX_FLOWS)? as usize,
         None => 1,
     };
-    if out.len() + count > MAX_FLOWS as usize {
-        return err(
-            &format!("{p}.count"),
-            format!(
-                "{count} more flows would make {}; at most {MAX_FLOWS} flows in one scenario",
-                out.len() + count
-            ),
-        );
-    }
     let cc_name = f.cc.clone().unwrap_or_else(|| "newreno".into());
     let cc_params: BTreeMap<String, f64> = match &f.cc_params {
         Some(m) => m
@@ -1426,15 +1448,6 @@ fn expand_generator(
         Some(v) => int_in(&format!("{p}.count"), v, 1, MAX_GENERATORS)? as usize,
         None => 1,
     };
-    if out.len() + count > MAX_GENERATORS as usize {
-        return err(
-            &format!("{p}.count"),
-            format!(
-                "{count} more generators would make {}; at most {MAX_GENERATORS} generators in one scenario",
-                out.len() + count
-            ),
-        );
-    }
     if !["poisson", "closed", "sessions"].contains(&g.kind.as_str()) {
         return err(
             &format!("{p}.kind"),
