@@ -770,3 +770,21 @@ fn mutated_specs_never_panic_and_are_refused_with_a_field_path() {
     assert!(accepted > 200, "only {accepted} of {tried} accepted");
     eprintln!("{tried} mutated specs, {accepted} accepted");
 }
+
+#[test]
+fn deeply_nested_or_malformed_input_is_an_error_not_a_crash() {
+    let deep = format!("{{\"sim\": {}{}}}", "[".repeat(100_000), "]".repeat(100_000));
+    assert!(parse(&deep).unwrap_err().0.starts_with("spec: "));
+    for text in [
+        "",
+        "null",
+        "[]",
+        "\"sim\"",
+        "{\"sim\": \"x\"}",
+        "{\"sim\": {\"duration\": 1}",
+        "\u{0}",
+    ] {
+        let e = parse(text).unwrap_err().0;
+        assert!(names_a_field(&e), "{text:?}: {e}");
+    }
+}
