@@ -82,12 +82,26 @@ fn typical(d: &Dist) -> f64 {
     }
 }
 
+fn active_time(g: &GeneratorSpec, duration: f64) -> f64 {
+    (g.stop.unwrap_or(duration).min(duration) - g.start).max(0.0)
+}
+
+/// The flows a Poisson generator is expected to create: rate x active time, at most
+/// `max_flows` (0 for other kinds).
+pub fn poisson_flows(g: &GeneratorSpec, duration: f64) -> f64 {
+    let n = g.rate.unwrap_or(0.0) * active_time(g, duration);
+    n.min(g.max_flows.map_or(f64::INFINITY, |m| m as f64))
+}
+
 /// The flows a generator is expected to create. Poisson: rate × active time. Closed and
 /// sessions: the active time over the shortest a flow and its pause can take (one round trip
 /// over the shortest link delay plus the mean size sent at the fastest rate). Both capped
 /// by `max_flows` and by MAX_GENERATED_FLOWS.
 pub fn generated_flows(g: &GeneratorSpec, duration: f64, min_delay: f64, max_rate: f64) -> f64 {
-    let active = (g.stop.unwrap_or(duration).min(duration) - g.start).max(0.0);
+    if g.kind == "poisson" {
+        return poisson_flows(g, duration).min(MAX_GENERATED_FLOWS);
+    }
+    let active = active_time(g, duration);
     let segments = match g.size_unit.as_str() {
         "bytes" => typical(&g.size) / g.tcp.mss as f64,
         _ => typical(&g.size),
@@ -96,7 +110,6 @@ pub fn generated_flows(g: &GeneratorSpec, duration: f64, min_delay: f64, max_rat
     let flow_time = 2.0 * min_delay + segments * (g.tcp.mss + g.tcp.header) as f64 * 8.0 / max_rate;
     let mean = |d: &Option<Dist>| d.as_ref().map_or(0.0, typical);
     let n = match g.kind.as_str() {
-        "poisson" => g.rate.unwrap_or(0.0) * active,
         "closed" => active / (mean(&g.think) + flow_time),
         _ => {
             let pages = mean(&g.pages).max(1.0);
@@ -104,7 +117,11 @@ pub fn generated_flows(g: &GeneratorSpec, duration: f64, min_delay: f64, max_rat
             active * pages / session
         }
     };
-    let n = if n.is_finite() { n } else { MAX_GENERATED_FLOWS };
+    let n = match n {
+        _ if active <= 0.0 => 0.0,
+        n if n.is_finite() => n,
+        _ => MAX_GENERATED_FLOWS,
+    };
     n.min(g.max_flows.map_or(f64::INFINITY, |m| m as f64))
         .min(MAX_GENERATED_FLOWS)
 }

@@ -798,7 +798,7 @@ fn normalise(raw: RawSpec) -> Result<Spec, SpecError> {
         expand_generator(i, g, &sim, &index, &mut components, &mut generators)?;
         expected_flows += generators[before..]
             .iter()
-            .map(|g| expected_poisson_flows(g, sim.duration))
+            .map(|g| memory::poisson_flows(g, sim.duration))
             .sum::<f64>();
         if expected_flows > MAX_GENERATED_FLOWS {
             return err(
@@ -832,13 +832,6 @@ fn normalise(raw: RawSpec) -> Result<Spec, SpecError> {
     check_queue_drain(&spec, spec.links.len() - raw.links.len())?;
     check_samples(&spec)?;
     Ok(spec)
-}
-
-/// Flows a Poisson generator is expected to create: rate x active time, at most max_flows.
-fn expected_poisson_flows(g: &GeneratorSpec, duration: f64) -> f64 {
-    let Some(rate) = g.rate else { return 0.0 };
-    let active = (g.stop.unwrap_or(duration).min(duration) - g.start).max(0.0);
-    (rate * active).min(g.max_flows.map_or(f64::INFINITY, |m| m as f64))
 }
 
 /// The largest packet any flow sends (bytes on the wire), 0 without flows.
