@@ -1,21 +1,22 @@
 //! The scenario spec: the raw form read from TOML/JSON, validation, and the normalised
 //! form (every default filled in, helpers expanded) that the simulator builds from.
+mod components;
+pub mod limits;
+pub mod memory;
+mod shape;
 pub mod units;
 
 use crate::cc;
 use crate::sim::Dist;
+use components::Components;
+use limits::*;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use std::collections::{BTreeMap, HashMap, VecDeque};
-use units::{parse_rate, parse_time};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// A scenario error: `path: message`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SpecError(pub String);
-
-fn err<T>(path: &str, msg: impl AsRef<str>) -> Result<T, SpecError> {
-    Err(SpecError(format!("{path}: {}", msg.as_ref())))
-}
 
 // ---------------------------------------------------------------- raw (input) form
 
@@ -99,7 +100,9 @@ struct RawSim {
     #[serde(default)]
     sample_interval: Option<Value>,
     #[serde(default)]
-    seed: Option<u64>,
+    seed: Option<Value>,
+    #[serde(default)]
+    memory_limit: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -315,6 +318,22 @@ pub struct SimSpec {
     pub duration: f64,
     pub sample_interval: f64,
     pub seed: u64,
+    /// Bytes a run may be estimated to need (see `memory`). Left out of the normalised
+    /// form when it is the default, so that the normalised form of a spec that does not
+    /// set it is unchanged.
+    #[serde(default = "default_memory_limit", skip_serializing_if = "is_default_memory_limit")]
+    pub memory_limit: u64,
+}
+
+/// 16 GiB.
+pub const DEFAULT_MEMORY_LIMIT: u64 = 16 << 30;
+
+fn default_memory_limit() -> u64 {
+    DEFAULT_MEMORY_LIMIT
+}
+
+fn is_default_memory_limit(x: &u64) -> bool {
+    *x == DEFAULT_MEMORY_LIMIT
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -444,13 +463,6 @@ impl Default for TcpSpec {
 
 // ---------------------------------------------------------------- field readers
 
-fn num(path: &str, v: &Value) -> Result<f64, SpecError> {
-    match v.as_f64() {
-        Some(x) if x.is_finite() => Ok(x),
-        _ => err(path, format!("expected a number, got {v}")),
-    }
-}
-
 fn route_cost(path: &str, v: &Value) -> Result<f64, SpecError> {
     let c = num(path, v)?;
     if !(c > 0.0) {
@@ -467,44 +479,6 @@ fn cc_param(path: &str, key: &str, v: &Value) -> Result<f64, SpecError> {
     }
 }
 
-fn int_at_least(path: &str, v: &Value, min: u64) -> Result<u64, SpecError> {
-    let x = match v {
-        Value::Number(n) if n.is_u64() => n.as_u64().unwrap(),
-        Value::Number(n) if n.as_f64().map(|f| f.fract() == 0.0 && f >= 0.0) == Some(true) => {
-            n.as_f64().unwrap() as u64
-        }
-        _ => return err(path, format!("expected an integer >= {min}, got {v}")),
-    };
-    if x < min {
-        return err(path, format!("{x} is not allowed; must be an integer >= {min}"));
-    }
-    Ok(x)
-}
-
-fn rate_pos(path: &str, v: &Value) -> Result<f64, SpecError> {
-    let r = parse_rate(v).map_err(|m| SpecError(format!("{path}: {m}")))?;
-    if !(r.is_finite() && r > 0.0) {
-        return err(path, format!("rate {v} is not allowed; must be > 0 bit/s"));
-    }
-    Ok(r)
-}
-
-fn time_nonneg(path: &str, v: &Value) -> Result<f64, SpecError> {
-    let t = parse_time(v).map_err(|m| SpecError(format!("{path}: {m}")))?;
-    if !(t.is_finite() && t >= 0.0) {
-        return err(path, format!("time {v} is not allowed; must be >= 0 s"));
-    }
-    Ok(t)
-}
-
-fn time_pos(path: &str, v: &Value) -> Result<f64, SpecError> {
-    let t = time_nonneg(path, v)?;
-    if t <= 0.0 {
-        return err(path, format!("time {v} is not allowed; must be > 0 s"));
-    }
-    Ok(t)
-}
-
 fn prob(path: &str, v: &Value) -> Result<f64, SpecError> {
     let p = num(path, v)?;
     if !(0.0..1.0).contains(&p) {
@@ -514,11 +488,7 @@ fn prob(path: &str, v: &Value) -> Result<f64, SpecError> {
 }
 
 fn queue(path: &str, v: &Value) -> Result<u32, SpecError> {
-    let q = int_at_least(path, v, 1)?;
-    if q > u32::MAX as u64 {
-        return err(path, "queue too large");
-    }
-    Ok(q as u32)
+    Ok(int_in(path, v, 1, MAX_QUEUE)? as u32)
 }
 
 fn tcp_options(path: &str, raw: Option<&Map<String, Value>>) -> Result<TcpSpec, SpecError> {
@@ -527,31 +497,21 @@ fn tcp_options(path: &str, raw: Option<&Map<String, Value>>) -> Result<TcpSpec, 
     for (k, v) in raw {
         let p = format!("{path}.{k}");
         match k.as_str() {
-            "mss" => t.mss = int_at_least(&p, v, 1)?.min(65535) as u32,
-            "header" => t.header = int_at_least(&p, v, 0)?.min(65535) as u32,
-            "ack_size" => t.ack_size = int_at_least(&p, v, 1)?.min(65535) as u32,
-            "init_cwnd" => {
-                t.init_cwnd = num(&p, v)?;
-                if t.init_cwnd < 1.0 {
-                    return err(&p, format!("{} is not allowed; must be >= 1 segment", t.init_cwnd));
-                }
-            }
+            "mss" => t.mss = int_in(&p, v, 1, MAX_PACKET)? as u32,
+            "header" => t.header = int_in(&p, v, 0, MAX_PACKET)? as u32,
+            "ack_size" => t.ack_size = int_in(&p, v, 1, MAX_PACKET)? as u32,
+            "init_cwnd" => t.init_cwnd = num_in(&p, v, 1.0, MAX_INIT_CWND, "segments")?,
             "init_ssthresh" => {
                 t.init_ssthresh = num(&p, v)?;
                 if t.init_ssthresh < 2.0 {
                     return err(&p, format!("{} is not allowed; must be >= 2 segments", t.init_ssthresh));
                 }
             }
-            "rwnd" => {
-                t.rwnd = num(&p, v)?;
-                if t.rwnd < 1.0 {
-                    return err(&p, format!("{} is not allowed; must be >= 1 segment", t.rwnd));
-                }
-            }
+            "rwnd" => t.rwnd = num_in(&p, v, 1.0, MAX_WINDOW, "segments")?,
             "delayed_ack" => t.delayed_ack = boolean(&p, v)?,
             "delack_timeout" => t.delack_timeout = time_pos(&p, v)?,
-            "delack_count" => t.delack_count = int_at_least(&p, v, 1)?.min(1000) as u32,
-            "dupthresh" => t.dupthresh = int_at_least(&p, v, 1)?.min(1000) as u32,
+            "delack_count" => t.delack_count = int_in(&p, v, 1, MAX_ACK_COUNT)? as u32,
+            "dupthresh" => t.dupthresh = int_in(&p, v, 1, MAX_ACK_COUNT)? as u32,
             "timestamps" => t.timestamps = boolean(&p, v)?,
             "min_rto" => t.min_rto = time_pos(&p, v)?,
             "max_rto" => t.max_rto = time_pos(&p, v)?,
@@ -586,6 +546,9 @@ fn boolean(path: &str, v: &Value) -> Result<bool, SpecError> {
 
 /// Parse JSON text into a normalised, validated spec.
 pub fn parse(spec_json: &str) -> Result<Spec, SpecError> {
+    let value: Value = serde_json::from_str(spec_json).map_err(|e| SpecError(format!("spec: {e}")))?;
+    shape::check(&value)?;
+    drop(value);
     let de = &mut serde_json::Deserializer::from_str(spec_json);
     let raw: RawSpec = serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
@@ -598,7 +561,43 @@ pub fn parse(spec_json: &str) -> Result<Spec, SpecError> {
             SpecError(format!("{path}: {msg}"))
         }
     })?;
-    normalise(raw)
+    let spec = normalise(raw)?;
+    check_memory(&spec)?;
+    Ok(spec)
+}
+
+/// Refuse a spec whose estimated memory exceeds `sim.memory_limit`.
+fn check_memory(spec: &Spec) -> Result<(), SpecError> {
+    let e = memory::estimate(spec);
+    let limit = spec.sim.memory_limit as f64;
+    if e.bytes <= limit {
+        return Ok(());
+    }
+    err(
+        "sim.memory_limit",
+        format!(
+            "this run needs an estimated {} ({}), more than the limit of {}; reduce the scenario, \
+             or raise the limit if the machine has the memory (e.g. memory_limit = \"{}\" in [sim])",
+            memory::human(e.bytes),
+            e.largest_parts(),
+            memory::human(limit),
+            suggested_limit(e.bytes),
+        ),
+    )
+}
+
+/// The estimate rounded up to whole GiB, as a value for `sim.memory_limit`.
+fn suggested_limit(bytes: f64) -> String {
+    format!("{}GiB", (bytes / (1u64 << 30) as f64).ceil().max(1.0))
+}
+
+fn memory_limit(path: &str, v: &Value) -> Result<u64, SpecError> {
+    let b = units::parse_size(v).map_err(|m| SpecError(format!("{path}: {m}")))?;
+    const MAX: f64 = (1u64 << 62) as f64;
+    if !(b.is_finite() && (1.0..=MAX).contains(&b)) {
+        return err(path, format!("{v} is not allowed; must be from 1 byte to 4 EiB"));
+    }
+    Ok(b as u64)
 }
 
 fn normalise(raw: RawSpec) -> Result<Spec, SpecError> {
@@ -607,19 +606,32 @@ fn normalise(raw: RawSpec) -> Result<Spec, SpecError> {
         Some(v) => time_nonneg("sim.sample_interval", v)?,
         None => 0.0,
     };
+    let seed = match &raw.sim.seed {
+        Some(v) if !v.is_null() => int_in("sim.seed", v, 0, u64::MAX)?,
+        _ => 1,
+    };
+    let memory_limit = match &raw.sim.memory_limit {
+        Some(v) if !v.is_null() => memory_limit("sim.memory_limit", v)?,
+        _ => DEFAULT_MEMORY_LIMIT,
+    };
     let sim = SimSpec {
         duration,
         sample_interval,
-        seed: raw.sim.seed.unwrap_or(1),
+        seed,
+        memory_limit,
     };
+    check_total_count("flows", raw.flows.iter().map(|f| f.count.as_ref()), MAX_FLOWS)?;
+    check_total_count(
+        "generators",
+        raw.generators.iter().map(|g| g.count.as_ref()),
+        MAX_GENERATORS,
+    )?;
 
     let mut nodes: Vec<NodeSpec> = Vec::new();
     let mut links: Vec<LinkSpec> = Vec::new();
     for (i, n) in raw.nodes.iter().enumerate() {
         let p = format!("nodes[{i}]");
-        if n.name.is_empty() {
-            return err(&format!("{p}.name"), "must not be empty");
-        }
+        name(&format!("{p}.name"), &n.name)?;
         let kind = n.kind.clone().unwrap_or_else(|| "host".into());
         if kind != "host" && kind != "router" {
             return err(
@@ -663,10 +675,11 @@ fn normalise(raw: RawSpec) -> Result<Spec, SpecError> {
     if let Some(d) = &raw.dumbbell {
         dumbbell(d, &mut nodes, &mut links)?;
     }
-    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut index: HashMap<String, usize> = HashMap::with_capacity(nodes.len());
     for (i, n) in nodes.iter().enumerate() {
         if index.insert(n.name.clone(), i).is_some() {
-            let src = if raw.nodes.iter().filter(|r| r.name == n.name).count() > 1 {
+            // declared nodes come first: a clash with a dumbbell node is the dumbbell's
+            let src = if i < raw.nodes.len() {
                 format!("nodes[{i}].name")
             } else {
                 "dumbbell".to_string()
@@ -749,62 +762,65 @@ fn normalise(raw: RawSpec) -> Result<Spec, SpecError> {
         .enumerate()
         .map(|(i, l)| lan(i, l, &index))
         .collect::<Result<Vec<_>, _>>()?;
+    let mut lan_names = HashSet::with_capacity(lans.len());
     for (i, l) in lans.iter().enumerate() {
-        if lans[..i].iter().any(|o| o.name == l.name) {
+        if !lan_names.insert(l.name.as_str()) {
             return err(
                 &format!("lans[{i}].name"),
                 format!("LAN name {:?} is used twice", l.name),
             );
         }
     }
-    let mut adjacency = adjacency(&nodes, &links, &index);
+    let mut components = Components::new(nodes.len());
+    for l in &links {
+        components.join(index[&l.a], index[&l.b]);
+    }
     for l in &lans {
-        for a in &l.members {
-            for b in &l.members {
-                if a != b {
-                    adjacency[index[a]].push(index[b]);
-                }
-            }
+        let first = index[&l.members[0]];
+        for m in &l.members[1..] {
+            components.join(first, index[m]);
         }
     }
     let mut flows = Vec::new();
     for (i, f) in raw.flows.iter().enumerate() {
-        expand_flow(i, f, &sim, &index, &adjacency, &mut flows)?;
+        expand_flow(i, f, &sim, &index, &mut components, &mut flows)?;
     }
-    let mut seen = HashMap::new();
+    let mut seen = HashMap::with_capacity(flows.len());
     for (i, f) in flows.iter().enumerate() {
-        if let Some(j) = seen.insert(f.name.clone(), i) {
+        if let Some(j) = seen.insert(f.name.as_str(), i) {
             return err("flows", format!("flow name {:?} is used by flows {j} and {i}", f.name));
         }
     }
     let mut generators = Vec::new();
+    let mut expected_flows = 0.0;
     for (i, g) in raw.generators.iter().enumerate() {
-        expand_generator(i, g, &sim, &index, &adjacency, &mut generators)?;
+        let before = generators.len();
+        expand_generator(i, g, &sim, &index, &mut components, &mut generators)?;
+        expected_flows += generators[before..]
+            .iter()
+            .map(|g| memory::poisson_flows(g, sim.duration))
+            .sum::<f64>();
+        if expected_flows > MAX_GENERATED_FLOWS {
+            return err(
+                &format!("generators[{i}].rate"),
+                format!(
+                    "the generators would create about {expected_flows:.3e} flows (rate x active time); \
+                     at most {MAX_GENERATED_FLOWS:e} in one scenario: lower the rate, stop earlier or set max_flows"
+                ),
+            );
+        }
     }
-    for (i, g) in generators.iter().enumerate() {
-        if seen.contains_key(&g.name) || generators[..i].iter().any(|h| h.name == g.name) {
+    let mut generator_names = HashSet::with_capacity(generators.len());
+    for g in &generators {
+        if seen.contains_key(g.name.as_str()) || !generator_names.insert(g.name.as_str()) {
             return err(
                 "generators",
                 format!("name {:?} is used twice (flows and generators share names)", g.name),
             );
         }
     }
-    for (i, c) in raw.pcap.iter().enumerate() {
-        let on_link = links
-            .iter()
-            .any(|l| (l.a == c.a && l.b == c.b) || (l.a == c.b && l.b == c.a));
-        let on_lan = c.a != c.b
-            && lans
-                .iter()
-                .any(|l| l.members.contains(&c.a) && l.members.contains(&c.b));
-        if !on_link && !on_lan {
-            return err(
-                &format!("pcap[{i}]"),
-                format!("there is no link or LAN between {:?} and {:?}", c.a, c.b),
-            );
-        }
-    }
-    Ok(Spec {
+    check_pcap(&raw.pcap, &links, &lans)?;
+    let spec = Spec {
         sim,
         nodes,
         links,
@@ -812,7 +828,142 @@ fn normalise(raw: RawSpec) -> Result<Spec, SpecError> {
         pcap: raw.pcap,
         generators,
         lans,
-    })
+    };
+    check_queue_drain(&spec, spec.links.len() - raw.links.len())?;
+    check_samples(&spec)?;
+    Ok(spec)
+}
+
+/// The largest packet any flow sends (bytes on the wire), 0 without flows.
+fn largest_packet(spec: &Spec) -> u64 {
+    let tcp = |t: &TcpSpec| (t.mss as u64 + t.header as u64).max(t.ack_size as u64);
+    let flows = spec.flows.iter().map(|f| match f.packet {
+        Some(p) if f.transport == "udp" => p as u64,
+        _ => tcp(&f.tcp),
+    });
+    flows
+        .chain(spec.generators.iter().map(|g| tcp(&g.tcp)))
+        .max()
+        .unwrap_or(0)
+}
+
+/// A full queue must drain within the clock's range, or the departure times of the
+/// packets behind it could not be represented.
+fn check_queue_drain(spec: &Spec, dumbbell_links: usize) -> Result<(), SpecError> {
+    let bits = largest_packet(spec) as f64 * 8.0;
+    let check = |path: String, packets: f64, rate: f64| -> Result<(), SpecError> {
+        let t = packets * bits / rate;
+        if t <= MAX_TIME {
+            return Ok(());
+        }
+        err(
+            &path,
+            format!(
+                "a full queue of {packets} packets of up to {} bytes takes {t:.3e} s to send at {rate} bit/s; \
+                 at most {MAX_TIME:e} s (the simulated clock's range): lower the queue or raise the rate",
+                bits / 8.0
+            ),
+        )
+    };
+    for (k, l) in spec.links.iter().enumerate() {
+        for (q, dir) in [(l.queue_ab, "queue_ab"), (l.queue_ba, "queue_ba")] {
+            let path = match k {
+                0 if dumbbell_links > 0 => "dumbbell.bottleneck.queue".to_string(),
+                k if k < dumbbell_links => "dumbbell.access.queue".to_string(),
+                k => format!("links[{}].{dir}", k - dumbbell_links),
+            };
+            check(path, q as f64, l.rate)?;
+        }
+    }
+    for (k, l) in spec.lans.iter().enumerate() {
+        // all members' queues share the one channel
+        check(
+            format!("lans[{k}].queue"),
+            l.queue as f64 * l.members.len() as f64,
+            l.rate,
+        )?;
+    }
+    Ok(())
+}
+
+/// The sampled time series hold one row per TCP flow (and generator) and one per link
+/// direction at every sampling instant.
+fn check_samples(spec: &Spec) -> Result<(), SpecError> {
+    if spec.sim.sample_interval <= 0.0 {
+        return Ok(());
+    }
+    let instants = (spec.sim.duration / spec.sim.sample_interval).floor() + 1.0;
+    let per_instant =
+        spec.flows.iter().filter(|f| f.transport == "tcp").count() + spec.generators.len() + 2 * spec.links.len();
+    let rows = instants * per_instant as f64;
+    if rows > MAX_SAMPLE_ROWS {
+        return err(
+            "sim.sample_interval",
+            format!(
+                "{} s over {} s gives {instants:.3e} sampling instants x {per_instant} flows and link \
+                 directions = {rows:.3e} rows; at most {MAX_SAMPLE_ROWS:e}: sample less often",
+                spec.sim.sample_interval, spec.sim.duration
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// The entries of `list` expand into at most `max` items together (checked before anything
+/// is expanded).
+fn check_total_count<'a>(
+    list: &str,
+    counts: impl Iterator<Item = Option<&'a Value>>,
+    max: u64,
+) -> Result<(), SpecError> {
+    let mut total = 0;
+    for (i, count) in counts.enumerate() {
+        let path = format!("{list}[{i}].count");
+        let n = match count {
+            Some(v) => int_in(&path, v, 1, max)?,
+            None => 1,
+        };
+        total += n;
+        if total > max {
+            return err(
+                &path,
+                format!("{n} more {list} would make {total}; at most {max} {list} in one scenario"),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Every `[[pcap]]` entry names the two ends of a link, or two members of one LAN.
+fn check_pcap(pcap: &[PcapSpec], links: &[LinkSpec], lans: &[LanSpec]) -> Result<(), SpecError> {
+    if pcap.is_empty() {
+        return Ok(());
+    }
+    let linked: HashSet<(&str, &str)> = links
+        .iter()
+        .flat_map(|l| [(l.a.as_str(), l.b.as_str()), (l.b.as_str(), l.a.as_str())])
+        .collect();
+    let mut lans_of: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (k, l) in lans.iter().enumerate() {
+        for m in &l.members {
+            lans_of.entry(m.as_str()).or_default().push(k);
+        }
+    }
+    for (i, c) in pcap.iter().enumerate() {
+        let on_link = linked.contains(&(c.a.as_str(), c.b.as_str()));
+        let on_lan = c.a != c.b
+            && match (lans_of.get(c.a.as_str()), lans_of.get(c.b.as_str())) {
+                (Some(x), Some(y)) => x.iter().any(|k| y.contains(k)),
+                _ => false,
+            };
+        if !on_link && !on_lan {
+            return err(
+                &format!("pcap[{i}]"),
+                format!("there is no link or LAN between {:?} and {:?}", c.a, c.b),
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Parse a dotted-quad IPv4 address.
@@ -859,16 +1010,23 @@ fn assign_addresses(nodes: &mut [NodeSpec]) -> Result<(), SpecError> {
             );
         }
     }
+    // Every address between a node's base and the previous default one is taken, so the
+    // search resumes after the previous default instead of starting again at the base.
+    let mut next: u64 = 0;
     for (i, n) in nodes.iter_mut().enumerate() {
         if !n.address.is_empty() {
             continue;
         }
-        let mut a = 0x0A00_0000u32 + i as u32 + 1;
-        while taken.contains_key(&a) {
+        let mut a = next.max(0x0A00_0000 + i as u64 + 1);
+        while a <= u32::MAX as u64 && taken.contains_key(&(a as u32)) {
             a += 1;
         }
-        taken.insert(a, i);
-        n.address = format_ipv4(a);
+        if a > u32::MAX as u64 {
+            return err(&format!("nodes[{i}].address"), "no IPv4 address is left for a default");
+        }
+        taken.insert(a as u32, i);
+        n.address = format_ipv4(a as u32);
+        next = a + 1;
     }
     Ok(())
 }
@@ -889,13 +1047,7 @@ fn tcbi_options(path: &str, v: &Value) -> Result<TcbiSpec, SpecError> {
                 Some(c @ ("none" | "mv" | "fs")) => t.controller = c.into(),
                 _ => return err(&p, format!("{v} is not allowed; allowed: \"none\", \"mv\", \"fs\"")),
             },
-            "prefix" => {
-                let x = int_at_least(&p, v, 0)?;
-                if x > 32 {
-                    return err(&p, format!("{x} is not allowed; must be an integer in 0..=32"));
-                }
-                t.prefix = x as u8;
-            }
+            "prefix" => t.prefix = int_in(&p, v, 0, 32)? as u8,
             "temporal" => {
                 if v.is_null() {
                     continue;
@@ -928,12 +1080,11 @@ fn tcbi_options(path: &str, v: &Value) -> Result<TcbiSpec, SpecError> {
 
 fn lan(i: usize, l: &RawLan, index: &HashMap<String, usize>) -> Result<LanSpec, SpecError> {
     let p = format!("lans[{i}]");
-    if l.name.is_empty() {
-        return err(&format!("{p}.name"), "must not be empty");
-    }
+    name(&format!("{p}.name"), &l.name)?;
     if l.members.len() < 2 {
         return err(&format!("{p}.members"), "a LAN needs at least 2 members");
     }
+    let mut listed = HashSet::with_capacity(l.members.len());
     for (k, m) in l.members.iter().enumerate() {
         if !index.contains_key(m) {
             return err(
@@ -941,7 +1092,7 @@ fn lan(i: usize, l: &RawLan, index: &HashMap<String, usize>) -> Result<LanSpec, 
                 format!("unknown node {m:?}; declare it in [[nodes]]"),
             );
         }
-        if l.members[..k].contains(m) {
+        if !listed.insert(m.as_str()) {
             return err(&format!("{p}.members[{k}]"), format!("node {m:?} is listed twice"));
         }
     }
@@ -969,10 +1120,7 @@ fn lan(i: usize, l: &RawLan, index: &HashMap<String, usize>) -> Result<LanSpec, 
 }
 
 fn dumbbell(d: &RawDumbbell, nodes: &mut Vec<NodeSpec>, links: &mut Vec<LinkSpec>) -> Result<(), SpecError> {
-    let n = int_at_least("dumbbell.pairs", &d.pairs, 1)? as usize;
-    if n > 1_000_000 {
-        return err("dumbbell.pairs", "at most 1000000 pairs");
-    }
+    let n = int_in("dumbbell.pairs", &d.pairs, 1, MAX_PAIRS)? as usize;
     let b = &d.bottleneck;
     let b_rate = rate_pos("dumbbell.bottleneck.rate", &b.rate)?;
     let b_delay = time_nonneg("dumbbell.bottleneck.delay", &b.delay)?;
@@ -1056,45 +1204,17 @@ fn dumbbell(d: &RawDumbbell, nodes: &mut Vec<NodeSpec>, links: &mut Vec<LinkSpec
     Ok(())
 }
 
-fn adjacency(nodes: &[NodeSpec], links: &[LinkSpec], index: &HashMap<String, usize>) -> Vec<Vec<usize>> {
-    let mut adj = vec![Vec::new(); nodes.len()];
-    for l in links {
-        let (a, b) = (index[&l.a], index[&l.b]);
-        adj[a].push(b);
-        adj[b].push(a);
-    }
-    adj
-}
-
-fn reachable(adj: &[Vec<usize>], from: usize, to: usize) -> bool {
-    let mut seen = vec![false; adj.len()];
-    let mut q = VecDeque::from([from]);
-    seen[from] = true;
-    while let Some(u) = q.pop_front() {
-        if u == to {
-            return true;
-        }
-        for &v in &adj[u] {
-            if !seen[v] {
-                seen[v] = true;
-                q.push_back(v);
-            }
-        }
-    }
-    false
-}
-
 fn expand_flow(
     i: usize,
     f: &RawFlow,
     sim: &SimSpec,
     index: &HashMap<String, usize>,
-    adj: &[Vec<usize>],
+    components: &mut Components,
     out: &mut Vec<FlowSpec>,
 ) -> Result<(), SpecError> {
     let p = format!("flows[{i}]");
     let count = match &f.count {
-        Some(v) => int_at_least(&format!("{p}.count"), v, 1)? as usize,
+        Some(v) => int_in(&format!("{p}.count"), v, 1, MAX_FLOWS)? as usize,
         None => 1,
     };
     let cc_name = f.cc.clone().unwrap_or_else(|| "newreno".into());
@@ -1148,7 +1268,7 @@ fn expand_flow(
         None => None,
     };
     let size = match &f.size {
-        Some(v) => Some(int_at_least(&format!("{p}.size"), v, 1)?),
+        Some(v) => Some(int_in(&format!("{p}.size"), v, 1, MAX_FLOW_SIZE)?),
         None => None,
     };
     let mut switch = Vec::new();
@@ -1203,7 +1323,7 @@ fn expand_flow(
                 format!("source and destination are the same node {src:?}"),
             );
         }
-        if !reachable(adj, a, b) {
+        if !components.connected(a, b) {
             return err(&format!("{p}.dst"), format!("no route from {src:?} to {dst:?}"));
         }
         let start = starts[k];
@@ -1218,6 +1338,7 @@ fn expand_flow(
             Some(n) => n.clone(),
             None => format!("flow{}", out.len()),
         };
+        self::name(&format!("{p}.name"), &name)?;
         out.push(FlowSpec {
             name,
             src,
@@ -1238,7 +1359,10 @@ fn expand_flow(
 }
 
 /// A distribution from `{dist = ..., <own parameters>}` or `{dist = ..., mean = ..., std = ...}`.
-fn dist(path: &str, v: &Value) -> Result<Dist, SpecError> {
+///
+/// `max_typical`: for a distribution of times, the largest mean (or, for a Pareto without
+/// a mean, the largest scale) allowed.
+fn dist(path: &str, v: &Value, max_typical: Option<f64>) -> Result<Dist, SpecError> {
     let Value::Object(m) = v else {
         return err(
             path,
@@ -1272,6 +1396,31 @@ fn dist(path: &str, v: &Value) -> Result<Dist, SpecError> {
         })?
     };
     d.validate().map_err(|e| SpecError(format!("{path}: {e}")))?;
+    let params = match d {
+        Dist::Constant { value } => [value, 0.0],
+        Dist::Uniform { low, high } => [low, high],
+        Dist::Exponential { mean } => [mean, 0.0],
+        Dist::Pareto { shape, scale } | Dist::Gamma { shape, scale } => [shape, scale],
+        Dist::Lognormal { mu, sigma } => [mu, sigma],
+    };
+    if params.iter().any(|x| !x.is_finite()) {
+        return err(
+            path,
+            format!("{d:?} is not allowed; every parameter must be a finite number"),
+        );
+    }
+    if let Some(max) = max_typical {
+        let (what, typical) = match d {
+            Dist::Pareto { scale, .. } if !d.mean().is_finite() => ("scale", scale),
+            _ => ("mean", d.mean()),
+        };
+        if !(typical <= max) {
+            return err(
+                path,
+                format!("{d:?} has {what} {typical:e} s; at most {max:e} s (the simulated clock's range)"),
+            );
+        }
+    }
     Ok(d)
 }
 
@@ -1284,12 +1433,12 @@ fn expand_generator(
     g: &RawGenerator,
     sim: &SimSpec,
     index: &HashMap<String, usize>,
-    adj: &[Vec<usize>],
+    components: &mut Components,
     out: &mut Vec<GeneratorSpec>,
 ) -> Result<(), SpecError> {
     let p = format!("generators[{i}]");
     let count = match &g.count {
-        Some(v) => int_at_least(&format!("{p}.count"), v, 1)? as usize,
+        Some(v) => int_in(&format!("{p}.count"), v, 1, MAX_GENERATORS)? as usize,
         None => 1,
     };
     if !["poisson", "closed", "sessions"].contains(&g.kind.as_str()) {
@@ -1324,7 +1473,7 @@ fn expand_generator(
         Some(v) => Some(time_nonneg(&format!("{p}.stop"), v)?),
         None => None,
     };
-    let size = dist(&format!("{p}.size"), &g.size)?;
+    let size = dist(&format!("{p}.size"), &g.size, None)?;
     let size_unit = g.size_unit.clone().unwrap_or_else(|| "segments".into());
     if size_unit != "segments" && size_unit != "bytes" {
         return err(
@@ -1332,21 +1481,21 @@ fn expand_generator(
             format!("{size_unit:?} is not allowed; allowed: segments, bytes"),
         );
     }
-    let opt = |name: &str, v: &Option<Value>| -> Result<Option<Dist>, SpecError> {
-        v.as_ref().map(|v| dist(&format!("{p}.{name}"), v)).transpose()
+    let opt = |name: &str, v: &Option<Value>, max: Option<f64>| -> Result<Option<Dist>, SpecError> {
+        v.as_ref().map(|v| dist(&format!("{p}.{name}"), v, max)).transpose()
     };
-    let think = opt("think", &g.think)?;
-    let session_gap = opt("session_gap", &g.session_gap)?;
-    let pages = opt("pages", &g.pages)?;
-    let reading = opt("reading", &g.reading)?;
+    let think = opt("think", &g.think, Some(MAX_TIME))?;
+    let session_gap = opt("session_gap", &g.session_gap, Some(MAX_TIME))?;
+    let pages = opt("pages", &g.pages, None)?;
+    let reading = opt("reading", &g.reading, Some(MAX_TIME))?;
     let rate = match &g.rate {
-        Some(v) => {
-            let r = num(&format!("{p}.rate"), v)?;
-            if r <= 0.0 {
-                return err(&format!("{p}.rate"), format!("{r} is not allowed; must be > 0 flows/s"));
-            }
-            Some(r)
-        }
+        Some(v) => Some(num_in(
+            &format!("{p}.rate"),
+            v,
+            MIN_FLOW_RATE,
+            MAX_FLOW_RATE,
+            "flows/s",
+        )?),
         None => None,
     };
     let need = |ok: bool, field: &str| -> Result<(), SpecError> {
@@ -1391,7 +1540,7 @@ fn expand_generator(
     let max_flows = g
         .max_flows
         .as_ref()
-        .map(|v| int_at_least(&format!("{p}.max_flows"), v, 1))
+        .map(|v| int_in(&format!("{p}.max_flows"), v, 1, u64::MAX))
         .transpose()?;
     for k in 0..count {
         let subst = |s: &str| s.replace("{i}", &k.to_string());
@@ -1404,7 +1553,7 @@ fn expand_generator(
             };
             return err(&format!("{p}.{field}"), format!("unknown node {name:?}"));
         };
-        if a == b || !reachable(adj, a, b) {
+        if a == b || !components.connected(a, b) {
             return err(&format!("{p}.dst"), format!("no route from {src:?} to {dst:?}"));
         }
         let name = match &g.name {
@@ -1413,6 +1562,7 @@ fn expand_generator(
             Some(n) => n.clone(),
             None => format!("gen{}", out.len()),
         };
+        self::name(&format!("{p}.name"), &name)?;
         out.push(GeneratorSpec {
             name,
             kind: g.kind.clone(),
@@ -1439,7 +1589,7 @@ fn expand_generator(
 
 fn udp_source(p: &str, f: &RawFlow) -> Result<UdpSpec, SpecError> {
     let packet = match &f.packet {
-        Some(v) => int_at_least(&format!("{p}.packet"), v, 1)?.min(65535) as u32,
+        Some(v) => int_in(&format!("{p}.packet"), v, 1, MAX_PACKET)? as u32,
         None => 1000,
     };
     let mut schedule = Vec::new();
@@ -1476,14 +1626,6 @@ fn udp_source(p: &str, f: &RawFlow) -> Result<UdpSpec, SpecError> {
         }
     }
     Ok(UdpSpec { packet, schedule })
-}
-
-fn rate_nonneg(path: &str, v: &Value) -> Result<f64, SpecError> {
-    let r = parse_rate(v).map_err(|m| SpecError(format!("{path}: {m}")))?;
-    if !(r.is_finite() && r >= 0.0) {
-        return err(path, format!("rate {v} is not allowed; must be >= 0 bit/s"));
-    }
-    Ok(r)
 }
 
 #[cfg(test)]

@@ -1,0 +1,369 @@
+//! An estimate of the memory a run needs, computed from the normalised spec, so that a
+//! spec that cannot fit is refused before anything is allocated.
+//!
+//! The constants are per item and deliberately generous: they count the core's own
+//! structures, the result tables, and the copies the Python layer makes of them (numpy
+//! arrays, data frames, the summary's normalised spec). What the spec does not determine
+//! (how many packets TCP actually keeps in flight, how many closed-loop flows complete) is
+//! bounded from the topology, as described at each term.
+use super::limits::MAX_GENERATED_FLOWS;
+use super::{GeneratorSpec, Spec};
+use crate::sim::Dist;
+use std::collections::HashMap;
+
+/// Interpreter, libraries and fixed tables.
+pub const BASE: f64 = 64.0 * MIB;
+pub const PER_NODE: f64 = 1024.0;
+/// A link: both directions, routing entries, its rows and its spec.
+pub const PER_LINK: f64 = 2048.0;
+/// A LAN member interface, and a hop between two members (the engine keeps one per
+/// ordered pair of members).
+pub const PER_LAN_MEMBER: f64 = 1024.0;
+pub const PER_LAN_HOP: f64 = 128.0;
+/// A flow: sender, receiver, paths, its row in the flows table and in the summary.
+pub const PER_FLOW: f64 = 8192.0;
+pub const PER_GENERATOR: f64 = 4096.0;
+/// A generated flow kept in the flows table (`record = "flows"`), and one whose state is
+/// freed when it completes (`record = "summary"`: a slot remains).
+pub const PER_RECORDED_FLOW: f64 = 8192.0;
+pub const PER_SUMMARY_FLOW: f64 = 16.0;
+/// A packet in the network: pool entry, queue entry, pending event.
+pub const PER_PACKET: f64 = 96.0;
+/// One sampled row: a flow's (cwnd, ssthresh, ... and algorithm columns) and a link's.
+pub const PER_FLOW_SAMPLE: f64 = 512.0;
+pub const PER_LINK_SAMPLE: f64 = 96.0;
+/// A captured packet: record header and IP/TCP headers, kept three times (core, result,
+/// file buffer).
+pub const PER_CAPTURED_PACKET: f64 = 3.0 * (16.0 + 40.0);
+
+const MIB: f64 = 1024.0 * 1024.0;
+
+/// The estimate and its largest parts, for the message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Estimate {
+    pub bytes: f64,
+    pub parts: Vec<(&'static str, f64)>,
+}
+
+impl Estimate {
+    /// "flows 1.2 GB, samples 300 MB" (the largest parts first, the small ones left out).
+    pub fn largest_parts(&self) -> String {
+        let mut parts: Vec<_> = self.parts.iter().filter(|(_, b)| *b >= self.bytes * 0.05).collect();
+        parts.sort_by(|a, b| b.1.total_cmp(&a.1));
+        parts
+            .iter()
+            .map(|(n, b)| format!("{n} {}", human(*b)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// Bytes as "16.0 GiB", "512 MiB", "4 KiB".
+pub fn human(bytes: f64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    let mut x = bytes;
+    let mut u = 0;
+    while x >= 1024.0 && u + 1 < units.len() {
+        x /= 1024.0;
+        u += 1;
+    }
+    if x >= 100.0 || u == 0 {
+        format!("{x:.0} {}", units[u])
+    } else {
+        format!("{x:.1} {}", units[u])
+    }
+}
+
+/// Typical value of a distribution: its mean, or its scale for a Pareto without one.
+fn typical(d: &Dist) -> f64 {
+    match *d {
+        Dist::Pareto { scale, .. } if !d.mean().is_finite() => scale,
+        _ => d.mean().max(0.0),
+    }
+}
+
+fn active_time(g: &GeneratorSpec, duration: f64) -> f64 {
+    (g.stop.unwrap_or(duration).min(duration) - g.start).max(0.0)
+}
+
+/// The flows a Poisson generator is expected to create: rate x active time, at most
+/// `max_flows` (0 for other kinds).
+pub fn poisson_flows(g: &GeneratorSpec, duration: f64) -> f64 {
+    let n = g.rate.unwrap_or(0.0) * active_time(g, duration);
+    n.min(g.max_flows.map_or(f64::INFINITY, |m| m as f64))
+}
+
+/// The flows a generator is expected to create. Poisson: rate × active time. Closed and
+/// sessions: the active time over the shortest a flow and its pause can take (one round trip
+/// over the shortest link delay plus the mean size sent at the fastest rate). Both capped
+/// by `max_flows` and by MAX_GENERATED_FLOWS.
+pub fn generated_flows(g: &GeneratorSpec, duration: f64, min_delay: f64, max_rate: f64) -> f64 {
+    if g.kind == "poisson" {
+        return poisson_flows(g, duration).min(MAX_GENERATED_FLOWS);
+    }
+    let active = active_time(g, duration);
+    let segments = match g.size_unit.as_str() {
+        "bytes" => typical(&g.size) / g.tcp.mss as f64,
+        _ => typical(&g.size),
+    }
+    .max(1.0);
+    let flow_time = 2.0 * min_delay + segments * (g.tcp.mss + g.tcp.header) as f64 * 8.0 / max_rate;
+    let mean = |d: &Option<Dist>| d.as_ref().map_or(0.0, typical);
+    let n = match g.kind.as_str() {
+        "closed" => active / (mean(&g.think) + flow_time),
+        _ => {
+            let pages = mean(&g.pages).max(1.0);
+            let session = pages * (flow_time + mean(&g.reading)) + mean(&g.session_gap);
+            active * pages / session
+        }
+    };
+    let n = match n {
+        _ if active <= 0.0 => 0.0,
+        n if n.is_finite() => n,
+        _ => MAX_GENERATED_FLOWS,
+    };
+    n.min(g.max_flows.map_or(f64::INFINITY, |m| m as f64))
+        .min(MAX_GENERATED_FLOWS)
+}
+
+/// The estimated peak memory of a run of `spec`, in bytes.
+pub fn estimate(spec: &Spec) -> Estimate {
+    let duration = spec.sim.duration;
+    let link_dirs = 2.0 * spec.links.len() as f64;
+    let lan_members: f64 = spec.lans.iter().map(|l| l.members.len() as f64).sum();
+    let lan_hops: f64 = spec
+        .lans
+        .iter()
+        .map(|l| (l.members.len() as f64) * (l.members.len() as f64 - 1.0))
+        .sum();
+
+    // Packet sizes on the wire: the smallest data packet gives the most packets per bit.
+    let tcp_sizes = spec
+        .flows
+        .iter()
+        .filter(|f| f.transport == "tcp")
+        .map(|f| &f.tcp)
+        .chain(spec.generators.iter().map(|g| &g.tcp));
+    let mut min_packet = f64::INFINITY;
+    let mut min_ack = f64::INFINITY;
+    for t in tcp_sizes {
+        min_packet = min_packet.min((t.mss + t.header) as f64);
+        min_ack = min_ack.min(t.ack_size as f64);
+    }
+    for f in &spec.flows {
+        if let Some(p) = f.packet {
+            min_packet = min_packet.min(p as f64);
+        }
+    }
+    let min_packet_bits = if min_packet.is_finite() {
+        min_packet * 8.0
+    } else {
+        8.0 * 1040.0
+    };
+    let min_any_bits = min_packet_bits.min(min_ack * 8.0);
+
+    // Packets: what the queues and the wires can hold (queue + bandwidth-delay product per
+    // direction), and at most what the senders can have in flight: a window bounded by the
+    // largest such direction (beyond it TCP loses packets and backs off).
+    let mut capacity = 0.0;
+    let mut largest_dir: f64 = 0.0;
+    for l in &spec.links {
+        let bdp = l.rate * l.delay / min_packet_bits + 1.0;
+        for q in [l.queue_ab, l.queue_ba] {
+            capacity += q as f64 + bdp;
+            largest_dir = largest_dir.max(q as f64 + bdp);
+        }
+    }
+    for l in &spec.lans {
+        let bdp = l.rate * l.delay / min_packet_bits + 1.0;
+        let q = l.queue as f64 * l.members.len() as f64;
+        capacity += q + bdp;
+        largest_dir = largest_dir.max(q + bdp);
+    }
+    let in_flight: f64 = spec
+        .flows
+        .iter()
+        .map(|f| match f.transport.as_str() {
+            "tcp" => f.tcp.rwnd.min(largest_dir),
+            _ => largest_dir,
+        })
+        .chain(spec.generators.iter().map(|g| g.tcp.rwnd.min(largest_dir)))
+        .sum();
+    let packets = capacity.min(in_flight);
+
+    let min_delay = spec
+        .links
+        .iter()
+        .map(|l| l.delay)
+        .chain(spec.lans.iter().map(|l| l.delay))
+        .fold(f64::INFINITY, f64::min);
+    let max_rate = spec
+        .links
+        .iter()
+        .map(|l| l.rate)
+        .chain(spec.lans.iter().map(|l| l.rate))
+        .fold(0.0, f64::max);
+    let (min_delay, max_rate) = if max_rate > 0.0 {
+        (min_delay, max_rate)
+    } else {
+        (0.0, 1.0)
+    };
+    let (mut recorded, mut summarised) = (0.0, 0.0);
+    for g in &spec.generators {
+        let n = generated_flows(g, duration, min_delay, max_rate);
+        if g.record == "summary" {
+            summarised += n;
+        } else {
+            recorded += n;
+        }
+    }
+
+    // Samples: every live TCP flow and every link direction at each sampling instant.
+    // Recorded generated flows stay in the table once created (half the run on average);
+    // a summary generator has about one live flow at a time.
+    let samples = if spec.sim.sample_interval > 0.0 {
+        (duration / spec.sim.sample_interval).floor() + 1.0
+    } else {
+        0.0
+    };
+    let tcp_flows = spec.flows.iter().filter(|f| f.transport == "tcp").count() as f64;
+    let flow_rows = samples * (tcp_flows + recorded / 2.0 + spec.generators.len() as f64);
+    let link_rows = samples * link_dirs;
+
+    // Captures: a direction carries at most its rate in its smallest packets.
+    let mut captured = 0.0;
+    if !spec.pcap.is_empty() {
+        let mut rate_between: HashMap<(&str, &str), f64> = HashMap::new();
+        for l in &spec.links {
+            rate_between.insert((&l.a, &l.b), l.rate);
+            rate_between.insert((&l.b, &l.a), l.rate);
+        }
+        let mut lan_rate: HashMap<&str, Vec<(usize, f64)>> = HashMap::new();
+        for (k, l) in spec.lans.iter().enumerate() {
+            for m in &l.members {
+                lan_rate.entry(m).or_default().push((k, l.rate));
+            }
+        }
+        for c in &spec.pcap {
+            let on_lan = || {
+                let (a, b) = (lan_rate.get(c.a.as_str())?, lan_rate.get(c.b.as_str())?);
+                a.iter().find(|(k, _)| b.iter().any(|(j, _)| j == k)).map(|(_, r)| *r)
+            };
+            let rate = rate_between
+                .get(&(c.a.as_str(), c.b.as_str()))
+                .copied()
+                .or_else(on_lan)
+                .unwrap_or(0.0);
+            captured += rate * duration / min_any_bits;
+        }
+    }
+
+    let parts = vec![
+        ("base", BASE),
+        ("nodes", spec.nodes.len() as f64 * PER_NODE),
+        ("links", spec.links.len() as f64 * PER_LINK),
+        ("LANs", lan_members * PER_LAN_MEMBER + lan_hops * PER_LAN_HOP),
+        ("flows", spec.flows.len() as f64 * PER_FLOW),
+        ("generators", spec.generators.len() as f64 * PER_GENERATOR),
+        (
+            "generated flows",
+            recorded * PER_RECORDED_FLOW + summarised * PER_SUMMARY_FLOW,
+        ),
+        ("packets", packets * PER_PACKET),
+        ("samples", flow_rows * PER_FLOW_SAMPLE + link_rows * PER_LINK_SAMPLE),
+        ("pcap", captured * PER_CAPTURED_PACKET),
+    ];
+    Estimate {
+        bytes: parts.iter().map(|(_, b)| b).sum(),
+        parts,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::parse;
+    use serde_json::json;
+
+    fn spec(v: serde_json::Value) -> Spec {
+        parse(&v.to_string()).unwrap()
+    }
+
+    fn dumbbell(pairs: u64, flows: u64, sample_interval: f64) -> Spec {
+        spec(json!({
+            "sim": {"duration": 100, "sample_interval": sample_interval},
+            "dumbbell": {"pairs": pairs,
+                "bottleneck": {"rate": "10Mbps", "delay": "20ms", "queue": 50},
+                "access": {"rate": "100Mbps", "delay": "1ms", "queue": 100}},
+            "flows": [{"src": "s{i}", "dst": "d{i}", "count": flows}]
+        }))
+    }
+
+    fn part(e: &Estimate, name: &str) -> f64 {
+        e.parts.iter().find(|(n, _)| *n == name).unwrap().1
+    }
+
+    #[test]
+    fn items_are_counted_per_node_link_flow_and_sample() {
+        let e = estimate(&dumbbell(10, 10, 0.0));
+        assert_eq!(part(&e, "nodes"), 22.0 * PER_NODE);
+        assert_eq!(part(&e, "links"), 21.0 * PER_LINK);
+        assert_eq!(part(&e, "flows"), 10.0 * PER_FLOW);
+        assert_eq!(part(&e, "samples"), 0.0);
+        assert_eq!(e.bytes, e.parts.iter().map(|p| p.1).sum::<f64>());
+        // 100 s sampled every second: 101 instants x (10 flows, 42 link directions)
+        let e = estimate(&dumbbell(10, 10, 1.0));
+        assert_eq!(
+            part(&e, "samples"),
+            101.0 * (10.0 * PER_FLOW_SAMPLE + 42.0 * PER_LINK_SAMPLE)
+        );
+    }
+
+    #[test]
+    fn packets_are_bounded_by_queues_and_by_windows() {
+        // one flow: at most the largest direction (queue 100 + its bandwidth-delay product)
+        let e = estimate(&dumbbell(10, 1, 0.0));
+        let bdp = 100e6 * 1e-3 / (1040.0 * 8.0) + 1.0;
+        assert!((part(&e, "packets") - (100.0 + bdp) * PER_PACKET).abs() < 1e-6);
+        // many flows: at most what all queues and wires hold
+        let e = estimate(&dumbbell(2, 2, 0.0));
+        let s = dumbbell(2, 2, 0.0);
+        let capacity: f64 = s
+            .links
+            .iter()
+            .map(|l| 2.0 * (l.queue_ab as f64 + l.rate * l.delay / (1040.0 * 8.0) + 1.0))
+            .sum();
+        assert!(part(&e, "packets") <= capacity * PER_PACKET + 1e-6);
+    }
+
+    #[test]
+    fn generated_flows_follow_the_generator_kind() {
+        let s = spec(json!({
+            "sim": {"duration": 1000},
+            "nodes": [{"name": "a"}, {"name": "b"}],
+            "links": [{"a": "a", "b": "b", "rate": "8Mbps", "delay": "10ms"}],
+            "generators": [
+                {"kind": "poisson", "src": "a", "dst": "b", "rate": 2, "start": 100, "stop": 600,
+                 "size": {"dist": "constant", "value": 10}},
+                {"kind": "poisson", "src": "a", "dst": "b", "rate": 2, "max_flows": 7,
+                 "size": {"dist": "constant", "value": 10}},
+                {"kind": "closed", "src": "a", "dst": "b", "think": {"dist": "constant", "value": 0.98},
+                 "size": {"dist": "constant", "value": 1}, "record": "summary"}
+            ]
+        }));
+        let g = |i: usize| generated_flows(&s.generators[i], 1000.0, 0.01, 8e6);
+        assert_eq!(g(0), 1000.0); // 2 flows/s for 500 s
+        assert_eq!(g(1), 7.0);
+        // think 0.98 s + a round trip of 20 ms + one 1040-byte packet at 8 Mb/s (1.04 ms)
+        assert!((g(2) - 1000.0 / (0.98 + 0.02 + 0.00104)).abs() < 1e-6, "{}", g(2));
+        let e = estimate(&s);
+        assert!((part(&e, "generated flows") - (1007.0 * PER_RECORDED_FLOW + g(2) * PER_SUMMARY_FLOW)).abs() < 1e-3);
+    }
+
+    #[test]
+    fn human_sizes() {
+        assert_eq!(human(512.0), "512 B");
+        assert_eq!(human(16.0 * (1u64 << 30) as f64), "16.0 GiB");
+        assert_eq!(human(1.5 * 1024.0 * 1024.0), "1.5 MiB");
+    }
+}
