@@ -112,11 +112,12 @@ pub fn run_with_progress(
     spec_json: &str,
     seed: u64,
     wall_limit: Option<f64>,
-    progress: Option<&mut dyn FnMut(f64, f64, u64) -> bool>,
+    mut progress: Option<&mut dyn FnMut(f64, f64, u64) -> bool>,
 ) -> Result<RunOutput, Error> {
     let t0 = Instant::now();
     let spec = scenario::parse(spec_json).map_err(|e| Error::Scenario(e.0))?;
-    let mut world = World::new(spec, seed).map_err(Error::Scenario)?;
+    let setup_progress = progress.as_mut().map(|p| &mut **p as &mut dyn FnMut(f64, f64, u64) -> bool);
+    let mut world = World::new_observed(spec, seed, setup_progress)?;
     let t1 = Instant::now();
     world.run_observed(wall_limit, progress).map_err(Error::Simulation)?;
     let t2 = Instant::now();

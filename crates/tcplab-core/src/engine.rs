@@ -1,11 +1,11 @@
 //! The simulation world: builds nodes, links, routes and flows from a normalised spec and
 //! runs the event loop, connecting the TCP endpoints to the network.
-use crate::api::{Column, Table};
+use crate::api::{Column, Error, Table};
 use crate::cc;
-use crate::net::{shortest_path, Enqueue, Lan, LanEnqueue, LinkDir, Packet, PacketPool};
+use crate::net::{Enqueue, Lan, LanEnqueue, LinkDir, Packet, PacketPool, Router};
 use crate::scenario::{FlowSpec, GeneratorSpec, Spec};
 use crate::share::{Rtt, Sharing, Source, Window};
-use crate::sim::{secs, to_secs, EventQueue, Rng, Time};
+use crate::sim::{secs, to_secs, EventQueue, Rng, Time, NEVER};
 use crate::tcp::{Kind, Preset, Receiver, Sender, SenderConfig, Tx};
 use crate::trace::{CapturedPacket, PcapWriter};
 use crate::traffic::CbrSource;
@@ -164,6 +164,42 @@ struct Flow {
     init: Option<InitRecord>,
 }
 
+/// Calls a progress callback (simulated now, simulated end, events) about once per
+/// wall-clock second, during the set-up and the run.
+struct Reporter<'p> {
+    progress: Option<&'p mut dyn FnMut(f64, f64, u64) -> bool>,
+    start: std::time::Instant,
+    last: f64,
+}
+
+impl<'p> Reporter<'p> {
+    fn new(progress: Option<&'p mut dyn FnMut(f64, f64, u64) -> bool>) -> Reporter<'p> {
+        Reporter {
+            progress,
+            start: std::time::Instant::now(),
+            last: 0.0,
+        }
+    }
+
+    /// Report if a second has passed since the last report; false when the callback asks
+    /// to stop.
+    fn tick(&mut self, now: f64, end: f64, events: u64) -> bool {
+        let Some(report) = self.progress.as_mut() else {
+            return true;
+        };
+        let elapsed = self.start.elapsed().as_secs_f64();
+        if elapsed - self.last < 1.0 {
+            return true;
+        }
+        self.last = elapsed;
+        report(now, end, events)
+    }
+}
+
+fn interrupted() -> Error {
+    Error::Simulation("interrupted during the set-up".into())
+}
+
 /// Sampled time series, stored column-wise.
 #[derive(Default)]
 struct Series {
@@ -260,6 +296,21 @@ impl Flow {
 impl World {
     /// Build the world; the spec must be a validated [`Spec`].
     pub fn new(spec: Spec, seed: u64) -> Result<World, String> {
+        World::new_observed(spec, seed, None).map_err(|e| match e {
+            Error::Scenario(m) | Error::Simulation(m) => m,
+        })
+    }
+
+    /// Build the world, calling `progress` (as `run_observed` does, at simulated time 0)
+    /// about once per wall-clock second; when it returns false the set-up stops with a
+    /// `Simulation` error (an interrupt). A spec the world cannot be built from (no route,
+    /// an algorithm's parameters) is a `Scenario` error.
+    pub fn new_observed(
+        spec: Spec,
+        seed: u64,
+        progress: Option<&mut dyn FnMut(f64, f64, u64) -> bool>,
+    ) -> Result<World, Error> {
+        let mut reporter = Reporter::new(progress);
         let node_index: HashMap<&str, u32> = spec
             .nodes
             .iter()
@@ -307,23 +358,44 @@ impl World {
             }
         }
         let hops = links.len() + lan_hops.len();
-        let route = |what: &str, a: &str, b: &str| -> Result<(Vec<u32>, Vec<u32>), String> {
+        let end_secs = spec.sim.duration;
+        let mut tick = || reporter.tick(0.0, end_secs, 0);
+        // Both directions of every flow's and generator's path, found together.
+        let ends = spec
+            .flows
+            .iter()
+            .map(|f| (f.src.as_str(), f.dst.as_str()))
+            .chain(spec.generators.iter().map(|g| (g.src.as_str(), g.dst.as_str())));
+        let mut pairs = Vec::new();
+        for (a, b) in ends {
             let (src, dst) = (node_index[a], node_index[b]);
-            let fwd = shortest_path(&adj, &cost, src, dst).ok_or_else(|| format!("{what}: no route"))?;
-            let rev = shortest_path(&adj, &cost, dst, src).ok_or_else(|| format!("{what}: no route back"))?;
+            pairs.push((src, dst));
+            pairs.push((dst, src));
+        }
+        let mut routes = Router::new(&adj, &cost)
+            .routes(&pairs, &mut tick)
+            .map_err(|_| interrupted())?
+            .into_iter();
+        let mut route = |what: &str| -> Result<(Vec<u32>, Vec<u32>), Error> {
+            let (fwd, rev) = (routes.next().flatten(), routes.next().flatten());
+            let fwd = fwd.ok_or_else(|| Error::Scenario(format!("{what}: no route")))?;
+            let rev = rev.ok_or_else(|| Error::Scenario(format!("{what}: no route back")))?;
             if fwd.len() > u16::MAX as usize || rev.len() > u16::MAX as usize {
-                return Err(format!("{what}: path too long"));
+                return Err(Error::Scenario(format!("{what}: path too long")));
             }
             Ok((fwd, rev))
         };
         let mut flows = FlowTable::with_capacity(spec.flows.len());
         for (i, f) in spec.flows.iter().enumerate() {
-            let (fwd, rev) = route(&format!("flows[{i}]"), &f.src, &f.dst)?;
-            flows.push(Flow::new(f.clone(), fwd, rev, None, seed)?);
+            let (fwd, rev) = route(&format!("flows[{i}]"))?;
+            flows.push(Flow::new(f.clone(), fwd, rev, None, seed).map_err(Error::Scenario)?);
+            if i % 4096 == 4095 && !tick() {
+                return Err(interrupted());
+            }
         }
         let mut generators = Vec::with_capacity(spec.generators.len());
         for (i, g) in spec.generators.iter().enumerate() {
-            let (fwd, rev) = route(&format!("generators[{i}]"), &g.src, &g.dst)?;
+            let (fwd, rev) = route(&format!("generators[{i}]"))?;
             generators.push(Generator {
                 rng: Rng::stream(seed, &format!("generator:{}", g.name)),
                 spec: g.clone(),
@@ -350,7 +422,8 @@ impl World {
                 pcaps.push((format!("{}-{}", c.a, c.b), PcapWriter::new()));
             }
         }
-        let end = secs(spec.sim.duration);
+        // An event at NEVER stays beyond the end even when the duration is not representable.
+        let end = secs(spec.sim.duration).min(NEVER - 1);
         let sharing = Sharing::new(&spec.nodes);
         let node_index: HashMap<String, u32> = node_index.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
         let mut w = World {
@@ -427,10 +500,10 @@ impl World {
     pub fn run_observed(
         &mut self,
         wall_limit: Option<f64>,
-        mut progress: Option<&mut dyn FnMut(f64, f64, u64) -> bool>,
+        progress: Option<&mut dyn FnMut(f64, f64, u64) -> bool>,
     ) -> Result<(), String> {
-        let start = std::time::Instant::now();
-        let mut last_report = 0.0;
+        let mut reporter = Reporter::new(progress);
+        let start = reporter.start;
         let mut n: u32 = 0;
         while let Some((now, ev)) = self.q.pop_until(self.end) {
             self.handle(now, ev);
@@ -438,7 +511,7 @@ impl World {
                 self.retire_quiet_flows();
             }
             n = n.wrapping_add(1);
-            if n % 65_536 != 0 || (wall_limit.is_none() && progress.is_none()) {
+            if n % 65_536 != 0 || (wall_limit.is_none() && reporter.progress.is_none()) {
                 continue;
             }
             let elapsed = start.elapsed().as_secs_f64();
@@ -449,13 +522,8 @@ impl World {
                     to_secs(now)
                 ));
             }
-            if let Some(report) = progress.as_mut() {
-                if elapsed - last_report >= 1.0 {
-                    last_report = elapsed;
-                    if !report(to_secs(now), to_secs(self.end), self.q.processed()) {
-                        return Err(format!("interrupted at simulated time {:.3} s", to_secs(now)));
-                    }
-                }
+            if !reporter.tick(to_secs(now), to_secs(self.end), self.q.processed()) {
+                return Err(format!("interrupted at simulated time {:.3} s", to_secs(now)));
             }
         }
         self.q.advance_to(self.end);
@@ -549,7 +617,7 @@ impl World {
                     ts_echo: 0,
                 });
                 self.offer(now, first, p);
-                self.q.schedule(now + gap, Ev::CbrSend(f, gen));
+                self.q.schedule(now.saturating_add(gap), Ev::CbrSend(f, gen));
             }
             Ev::Rto(f) => {
                 let fl = &mut self.flows[f as usize];
@@ -631,7 +699,7 @@ impl World {
             }
             Ev::Sample => {
                 self.sample(now);
-                let next = now + secs(self.spec.sim.sample_interval).max(1);
+                let next = now.saturating_add(secs(self.spec.sim.sample_interval).max(1));
                 if next <= self.end {
                     self.q.schedule(next, Ev::Sample);
                 }
@@ -648,7 +716,7 @@ impl World {
         }
         if gen.spec.kind == "poisson" {
             let gap = gen.rng.exponential(1.0 / gen.spec.rate.unwrap_or(1.0));
-            self.q.schedule(now + secs(gap).max(1), Ev::GenTick(g));
+            self.q.schedule(now.saturating_add(secs(gap).max(1)), Ev::GenTick(g));
         }
         if gen.spec.kind == "sessions" && gen.pages_left == 0 {
             let pages = gen.spec.pages.as_ref().map_or(1.0, |d| d.sample(&mut gen.rng));
@@ -747,7 +815,7 @@ impl World {
             "sessions" => gen.spec.session_gap.as_ref().map_or(0.0, |d| d.sample(&mut gen.rng)),
             _ => return,
         };
-        self.q.schedule(now + secs(wait.max(0.0)), Ev::GenTick(g));
+        self.q.schedule(now.saturating_add(secs(wait.max(0.0))), Ev::GenTick(g));
     }
 
     /// Give flow `f`'s sender the rates and active-connection counters of its forward path.
@@ -886,7 +954,7 @@ impl World {
     fn arm_cc_timer(&mut self, now: Time, f: u32) {
         let fl = &self.flows[f as usize];
         if let Some(iv) = fl.sender.cc.timer_interval() {
-            let at = now + secs(iv).max(1);
+            let at = now.saturating_add(secs(iv).max(1));
             self.q.schedule(at, Ev::CcTimer(f, fl.cc_timer_gen));
         }
     }
@@ -914,7 +982,7 @@ impl World {
             });
             let fl = &mut self.flows[f as usize];
             if let (Kind::Data, Some((max, rng, last))) = (tx.kind, fl.processing.as_mut()) {
-                let leave = (now + (rng.uniform() * *max as f64) as Time).max(*last);
+                let leave = now.saturating_add((rng.uniform() * *max as f64) as Time).max(*last);
                 *last = leave;
                 self.injecting += 1;
                 self.q.schedule(leave, Ev::Inject(p));
