@@ -89,12 +89,16 @@ struct GeneratorTotals {
 /// events that still name it (lazy timers) are ignored.
 struct FlowTable {
     slots: Vec<Option<Box<Flow>>>,
+    /// Names of retired flows that belonged to a TCBI set: the parallel-interval rows
+    /// written while they were open still name them.
+    retired_names: HashMap<u32, String>,
 }
 
 impl FlowTable {
     fn with_capacity(n: usize) -> FlowTable {
         FlowTable {
             slots: Vec::with_capacity(n),
+            retired_names: HashMap::new(),
         }
     }
     fn push(&mut self, f: Flow) {
@@ -107,7 +111,18 @@ impl FlowTable {
         self.slots.get(f as usize).is_some_and(Option::is_some)
     }
     fn retire(&mut self, f: u32) {
-        self.slots[f as usize] = None;
+        if let Some(fl) = self.slots[f as usize].take() {
+            if fl.tcbi_set.is_some() {
+                self.retired_names.insert(f, fl.spec.name);
+            }
+        }
+    }
+    /// The name of flow `f`, live or retired from a TCBI set.
+    fn name(&self, f: u32) -> &str {
+        match &self.slots[f as usize] {
+            Some(fl) => &fl.spec.name,
+            None => &self.retired_names[&f],
+        }
     }
     /// The live flows with their ids.
     fn iter(&self) -> impl Iterator<Item = (usize, &Flow)> {
@@ -230,6 +245,10 @@ pub struct World {
     series: Series,
     sample_extra: Vec<(&'static str, f64)>,
     end: Time,
+    /// Events up to this time are processed: `end`, or 0 once the run failed.
+    horizon: Time,
+    /// Why the run stopped early (memory for its results ran out).
+    failure: Option<String>,
     /// Per link direction: index into `pcaps` if captured.
     capture: Vec<Option<u32>>,
     pcaps: Vec<(String, PcapWriter)>,
@@ -438,6 +457,8 @@ impl World {
             series: Series::default(),
             sample_extra: Vec::new(),
             end,
+            horizon: end,
+            failure: None,
             capture,
             pcaps,
             generators,
@@ -505,7 +526,7 @@ impl World {
         let mut reporter = Reporter::new(progress);
         let start = reporter.start;
         let mut n: u32 = 0;
-        while let Some((now, ev)) = self.q.pop_until(self.end) {
+        while let Some((now, ev)) = self.q.pop_until(self.horizon) {
             self.handle(now, ev);
             if !self.retiring.is_empty() {
                 self.retire_quiet_flows();
@@ -525,6 +546,9 @@ impl World {
             if !reporter.tick(to_secs(now), to_secs(self.end), self.q.processed()) {
                 return Err(format!("interrupted at simulated time {:.3} s", to_secs(now)));
             }
+        }
+        if let Some(why) = self.failure.take() {
+            return Err(why);
         }
         self.q.advance_to(self.end);
         Ok(())
@@ -1099,12 +1123,20 @@ impl World {
         self.scratch = out;
     }
 
+    /// Stop the run at the end of the current instant; `run_observed` returns `why`.
+    fn fail(&mut self, now: Time, why: &str) {
+        if self.failure.is_none() {
+            self.failure = Some(format!("{why} (at simulated time {:.3} s)", to_secs(now)));
+        }
+        self.horizon = 0;
+    }
+
     fn record(&mut self, c: u32, now: Time, pkt: &Packet) {
         let fl = &self.flows[pkt.flow as usize];
         let (src, dst) = (self.hop_ends(fl.fwd[0]).0, self.hop_ends(*fl.fwd.last().unwrap()).1);
         let (sport, dport) = (1024 + (pkt.flow % 60000) as u16, 5001);
         let fwd = pkt.kind.forward();
-        self.pcaps[c as usize].1.record(&CapturedPacket {
+        let recorded = self.pcaps[c as usize].1.record(&CapturedPacket {
             time: now,
             src_node: if fwd { src } else { dst },
             dst_node: if fwd { dst } else { src },
@@ -1115,16 +1147,50 @@ impl World {
             mss: fl.spec.tcp.mss,
             wire_bytes: pkt.size,
         });
+        if !recorded {
+            let why = format!(
+                "out of memory for the packet capture {}; capture a shorter run or fewer links",
+                self.pcaps[c as usize].0
+            );
+            self.fail(now, &why);
+        }
     }
 
-    /// The captured pcap files: (name "a-b", bytes).
-    pub fn pcaps(&self) -> Vec<(String, Vec<u8>)> {
-        self.pcaps.iter().map(|(n, w)| (n.clone(), w.buf.clone())).collect()
+    /// The captured pcap files: (name "a-b", bytes), moved out of the world.
+    pub fn pcaps(&mut self) -> Vec<(String, Vec<u8>)> {
+        self.pcaps.iter_mut().map(|(n, w)| (n.clone(), std::mem::take(&mut w.buf))).collect()
+    }
+
+    /// Room for one more round of samples (columns grow without aborting on a failed
+    /// allocation).
+    fn reserve_samples(&mut self) -> Result<(), std::collections::TryReserveError> {
+        let rows = self.flows.iter().filter(|(_, f)| f.cbr.is_none()).count();
+        let s = &mut self.series;
+        let target = s.time.len() + rows;
+        s.flow.try_reserve(rows)?;
+        for v in [&mut s.time, &mut s.cwnd, &mut s.ssthresh, &mut s.srtt, &mut s.rto, &mut s.rto_base, &mut s.flight] {
+            v.try_reserve(rows)?;
+        }
+        for (_, v) in &mut s.extra {
+            v.try_reserve(target - v.len())?;
+        }
+        let links = self.links.len();
+        s.link_time.try_reserve(links)?;
+        s.link.try_reserve(links)?;
+        s.queue.try_reserve(links)?;
+        Ok(())
     }
 
     fn sample(&mut self, now: Time) {
+        const OOM: &str = "out of memory for the time series (flow_ts, link_ts); \
+                           sample less often (sim.sample_interval) or not at all (0)";
+        if self.reserve_samples().is_err() {
+            self.fail(now, OOM);
+            return;
+        }
         let t = to_secs(now);
         let s = &mut self.series;
+        let mut out_of_memory = false;
         for (i, f) in self.flows.iter() {
             if f.cbr.is_some() {
                 continue;
@@ -1145,7 +1211,13 @@ impl World {
                 let col = match s.extra.iter().position(|(n, _)| *n == name) {
                     Some(c) => c,
                     None => {
-                        s.extra.push((name, Vec::new()));
+                        // a column that appears late is filled with NaN up to this row
+                        let mut v = Vec::new();
+                        if v.try_reserve(row + 1).is_err() {
+                            out_of_memory = true;
+                            continue;
+                        }
+                        s.extra.push((name, v));
                         s.extra.len() - 1
                     }
                 };
@@ -1158,6 +1230,9 @@ impl World {
             s.link_time.push(t);
             s.link.push(i as u64);
             s.queue.push(l.occupancy(now) as f64);
+        }
+        if out_of_memory {
+            self.fail(now, OOM);
         }
     }
 
@@ -1209,7 +1284,7 @@ impl World {
     /// One row per generator: the flows it created and what its completed flows add up to
     /// (T̄1 = segments / duration, T̄2 = rate / completed, in segments per second).
     pub fn output_generators(&self) -> Table {
-        let mut t = TableBuilder::default();
+        let mut t = TableBuilder::new(GENERATOR_COLUMNS);
         for g in &self.generators {
             let x = &g.totals;
             t.s("generator", &g.spec.name);
@@ -1228,17 +1303,13 @@ impl World {
             t.u("timeouts", x.timeouts);
             t.u("retired", x.retired);
         }
-        let mut out = t.build();
-        if out.columns.is_empty() {
-            out.columns = vec![("generator".into(), Column::Str(vec![]))];
-        }
-        out
+        t.build()
     }
 
-    /// Collect the result tables.
-    pub fn output(&self) -> (Table, Table, Table, Table, Table) {
+    /// Collect the result tables (the time series are moved out of the world, not copied).
+    pub fn output(&mut self) -> (Table, Table, Table, Table, Table) {
         let dur = self.spec.sim.duration;
-        let mut flows = TableBuilder::default();
+        let mut flows = TableBuilder::new(FLOW_COLUMNS);
         for (i, f) in self.flows.iter() {
             if f.generator
                 .is_some_and(|g| self.generators[g as usize].spec.record == "summary")
@@ -1309,7 +1380,7 @@ impl World {
             );
             flows.s("tcbi_source", f.tcbi_source.name());
         }
-        let mut links = TableBuilder::default();
+        let mut links = TableBuilder::new(LINK_COLUMNS);
         for (i, l) in self.links.iter().enumerate() {
             let ls = &self.spec.links[l.link as usize];
             links.u("link", i as u64);
@@ -1328,33 +1399,32 @@ impl World {
             links.f("busy_time", busy);
             links.f("utilisation", (busy / dur).min(1.0));
         }
-        let s = &self.series;
+        let s = std::mem::take(&mut self.series);
         let n = s.time.len();
         let mut fts = Table {
             columns: vec![
-                ("time".into(), Column::F64(s.time.clone())),
-                ("flow".into(), Column::U64(s.flow.clone())),
-                ("cwnd".into(), Column::F64(s.cwnd.clone())),
-                ("ssthresh".into(), Column::F64(s.ssthresh.clone())),
-                ("srtt".into(), Column::F64(s.srtt.clone())),
-                ("rto".into(), Column::F64(s.rto.clone())),
-                ("rto_base".into(), Column::F64(s.rto_base.clone())),
-                ("flight".into(), Column::F64(s.flight.clone())),
+                ("time".into(), Column::F64(s.time)),
+                ("flow".into(), Column::U64(s.flow)),
+                ("cwnd".into(), Column::F64(s.cwnd)),
+                ("ssthresh".into(), Column::F64(s.ssthresh)),
+                ("srtt".into(), Column::F64(s.srtt)),
+                ("rto".into(), Column::F64(s.rto)),
+                ("rto_base".into(), Column::F64(s.rto_base)),
+                ("flight".into(), Column::F64(s.flight)),
             ],
         };
-        for (name, v) in &s.extra {
-            let mut v = v.clone();
+        for (name, mut v) in s.extra {
             v.resize(n, f64::NAN);
             fts.columns.push((name.to_string(), Column::F64(v)));
         }
         let lts = Table {
             columns: vec![
-                ("time".into(), Column::F64(s.link_time.clone())),
-                ("link".into(), Column::U64(s.link.clone())),
-                ("queue".into(), Column::F64(s.queue.clone())),
+                ("time".into(), Column::F64(s.link_time)),
+                ("link".into(), Column::U64(s.link)),
+                ("queue".into(), Column::F64(s.queue)),
             ],
         };
-        let mut events = TableBuilder::default();
+        let mut events = TableBuilder::new(EVENT_COLUMNS);
         for (i, f) in self.flows.iter() {
             for e in &f.sender.events {
                 events.f("time", to_secs(e.time));
@@ -1363,16 +1433,7 @@ impl World {
                 events.f("value", e.value);
             }
         }
-        let mut events = events.build();
-        if events.columns.is_empty() {
-            events.columns = vec![
-                ("time".into(), Column::F64(vec![])),
-                ("flow".into(), Column::U64(vec![])),
-                ("event".into(), Column::Str(vec![])),
-                ("value".into(), Column::F64(vec![])),
-            ];
-        }
-        (flows.build(), links.build(), fts, lts, events)
+        (flows.build(), links.build(), fts, lts, events.build())
     }
 
     /// The per-interface LAN counters and the parallel-connection intervals (open
@@ -1449,7 +1510,7 @@ impl World {
                 ),
                 (
                     "name".into(),
-                    Column::Str(col_s(&|r| flows[r.flow as usize].spec.name.clone())),
+                    Column::Str(col_s(&|r| flows.name(r.flow).to_string())),
                 ),
                 (
                     "acked_bytes".into(),
@@ -1479,40 +1540,143 @@ impl World {
     }
 }
 
-/// Builds a table row by row; columns are created by the first row, in its order.
-#[derive(Default)]
+/// The type of a declared column.
+#[derive(Clone, Copy)]
+enum Col {
+    F,
+    U,
+    S,
+}
+
+const FLOW_COLUMNS: &[(&str, Col)] = &[
+    ("flow", Col::U),
+    ("name", Col::S),
+    ("src", Col::S),
+    ("dst", Col::S),
+    ("transport", Col::S),
+    ("generator", Col::S),
+    ("cc", Col::S),
+    ("cc_final", Col::S),
+    ("start", Col::F),
+    ("stop", Col::F),
+    ("size", Col::F),
+    ("segments_sent", Col::U),
+    ("bytes_sent", Col::U),
+    ("retransmits", Col::U),
+    ("fast_retransmits", Col::U),
+    ("timeouts", Col::U),
+    ("delivered_segments", Col::U),
+    ("delivered_bytes", Col::U),
+    ("duplicate_segments", Col::U),
+    ("acked_segments", Col::U),
+    ("completion_time", Col::F),
+    ("goodput_bps", Col::F),
+    ("final_cwnd", Col::F),
+    ("final_ssthresh", Col::F),
+    ("srtt", Col::F),
+    ("min_rtt", Col::F),
+    ("rto", Col::F),
+    ("init_cwnd", Col::F),
+    ("init_ssthresh", Col::F),
+    ("init_srtt", Col::F),
+    ("init_rttvar", Col::F),
+    ("tcbi_parallel", Col::F),
+    ("tcbi_set", Col::S),
+    ("tcbi_source", Col::S),
+];
+
+const LINK_COLUMNS: &[(&str, Col)] = &[
+    ("link", Col::U),
+    ("src", Col::S),
+    ("dst", Col::S),
+    ("rate_bps", Col::F),
+    ("delay", Col::F),
+    ("queue_limit", Col::U),
+    ("loss", Col::F),
+    ("arrivals", Col::U),
+    ("departures", Col::U),
+    ("drops_queue", Col::U),
+    ("drops_loss", Col::U),
+    ("in_system", Col::U),
+    ("busy_time", Col::F),
+    ("utilisation", Col::F),
+];
+
+const EVENT_COLUMNS: &[(&str, Col)] = &[
+    ("time", Col::F),
+    ("flow", Col::U),
+    ("event", Col::S),
+    ("value", Col::F),
+];
+
+const GENERATOR_COLUMNS: &[(&str, Col)] = &[
+    ("generator", Col::S),
+    ("kind", Col::S),
+    ("record", Col::S),
+    ("src", Col::S),
+    ("dst", Col::S),
+    ("created", Col::U),
+    ("completed", Col::U),
+    ("completed_segments", Col::U),
+    ("completed_duration", Col::F),
+    ("sum_rate", Col::F),
+    ("delivered_bytes", Col::U),
+    ("segments_sent", Col::U),
+    ("retransmits", Col::U),
+    ("timeouts", Col::U),
+    ("retired", Col::U),
+];
+
+/// Builds a table row by row. The columns are declared up front, so a table without rows
+/// still has them all; each row fills them by name.
 struct TableBuilder {
     cols: Vec<(String, Column)>,
     next: usize,
 }
 
 impl TableBuilder {
-    fn slot(&mut self, name: &str, make: fn() -> Column) -> &mut Column {
+    fn new(schema: &[(&str, Col)]) -> TableBuilder {
+        let cols = schema
+            .iter()
+            .map(|&(name, col)| {
+                let empty = match col {
+                    Col::F => Column::F64(Vec::new()),
+                    Col::U => Column::U64(Vec::new()),
+                    Col::S => Column::Str(Vec::new()),
+                };
+                (name.to_string(), empty)
+            })
+            .collect();
+        TableBuilder { cols, next: 0 }
+    }
+
+    fn slot(&mut self, name: &str) -> &mut Column {
         let i = if self.cols.get(self.next).is_some_and(|(n, _)| n == name) {
             self.next
-        } else if let Some(p) = self.cols.iter().position(|(n, _)| n == name) {
-            p
         } else {
-            self.cols.push((name.to_string(), make()));
-            self.cols.len() - 1
+            let found = self.cols.iter().position(|(n, _)| n == name);
+            found.unwrap_or_else(|| panic!("column {name} is not declared"))
         };
         self.next = i + 1;
         &mut self.cols[i].1
     }
 
     fn f(&mut self, name: &str, v: f64) {
-        if let Column::F64(c) = self.slot(name, || Column::F64(Vec::new())) {
-            c.push(v)
+        match self.slot(name) {
+            Column::F64(c) => c.push(v),
+            _ => panic!("column {name} is not f64"),
         }
     }
     fn u(&mut self, name: &str, v: u64) {
-        if let Column::U64(c) = self.slot(name, || Column::U64(Vec::new())) {
-            c.push(v)
+        match self.slot(name) {
+            Column::U64(c) => c.push(v),
+            _ => panic!("column {name} is not u64"),
         }
     }
     fn s(&mut self, name: &str, v: &str) {
-        if let Column::Str(c) = self.slot(name, || Column::Str(Vec::new())) {
-            c.push(v.to_string())
+        match self.slot(name) {
+            Column::Str(c) => c.push(v.to_string()),
+            _ => panic!("column {name} is not str"),
         }
     }
     fn build(self) -> Table {
