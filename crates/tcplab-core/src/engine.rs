@@ -185,6 +185,8 @@ struct Reporter<'p> {
     progress: Option<&'p mut dyn FnMut(f64, f64, u64) -> bool>,
     start: std::time::Instant,
     last: f64,
+    /// Seconds between reports.
+    interval: f64,
 }
 
 impl<'p> Reporter<'p> {
@@ -193,6 +195,7 @@ impl<'p> Reporter<'p> {
             progress,
             start: std::time::Instant::now(),
             last: 0.0,
+            interval: 1.0,
         }
     }
 
@@ -203,7 +206,7 @@ impl<'p> Reporter<'p> {
             return true;
         };
         let elapsed = self.start.elapsed().as_secs_f64();
-        if elapsed - self.last < 1.0 {
+        if elapsed - self.last < self.interval {
             return true;
         }
         self.last = elapsed;
@@ -329,7 +332,10 @@ impl World {
         seed: u64,
         progress: Option<&mut dyn FnMut(f64, f64, u64) -> bool>,
     ) -> Result<World, Error> {
-        let mut reporter = Reporter::new(progress);
+        World::build(spec, seed, &mut Reporter::new(progress))
+    }
+
+    fn build(spec: Spec, seed: u64, reporter: &mut Reporter) -> Result<World, Error> {
         let node_index: HashMap<&str, u32> = spec
             .nodes
             .iter()
@@ -1681,5 +1687,36 @@ impl TableBuilder {
     }
     fn build(self) -> Table {
         Table { columns: self.cols }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_interrupt_during_the_set_up_stops_it_with_a_simulation_error() {
+        let json = r#"{"sim": {"duration": 1},
+            "dumbbell": {"pairs": 10, "bottleneck": {"rate": "10Mbps", "delay": "10ms"},
+                         "access": {"rate": "100Mbps", "delay": "1ms"}},
+            "flows": [{"src": "s{i}", "dst": "d{i}", "count": 10}]}"#;
+        let spec = crate::scenario::parse(json).unwrap();
+        let mut calls = 0;
+        let mut stop = |_: f64, _: f64, _: u64| {
+            calls += 1;
+            false
+        };
+        let mut reporter = Reporter::new(Some(&mut stop));
+        reporter.interval = 0.0; // report at every opportunity
+        let r = World::build(spec.clone(), 1, &mut reporter);
+        assert_eq!(r.err(), Some(Error::Simulation("interrupted during the set-up".into())));
+        assert_eq!(calls, 1, "stopped at the first report");
+        let mut go_on = |now: f64, end: f64, events: u64| {
+            assert_eq!((now, end, events), (0.0, 1.0, 0));
+            true
+        };
+        let mut reporter = Reporter::new(Some(&mut go_on));
+        reporter.interval = 0.0;
+        assert!(World::build(spec, 1, &mut reporter).is_ok());
     }
 }
