@@ -102,7 +102,8 @@ fn table_to_dict<'py>(py: Python<'py>, np: &Bound<'py, PyModule>, t: &Table) -> 
 /// Returns a dict with the tables `flows`, `links`, `flow_ts`, `link_ts`, `events`, `lans`,
 /// `parallel_intervals`, `generators` (each a
 /// dict of column name -> numpy array or list of str), `pcaps` (name -> pcap bytes) and
-/// `summary` (a dict; its `spec` is the normalised spec).
+/// `summary` (a dict; its `spec` is the normalised spec, or, when that is over 1 MiB as
+/// JSON, `spec_input` is the spec as given, with `spec_sizes` and `spec_omitted`).
 ///
 /// `progress`, if given, is called about once per wall-clock second (during the set-up at
 /// simulated time 0, then during the run) as
