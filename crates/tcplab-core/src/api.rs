@@ -1,6 +1,7 @@
 //! The stable entry points used by the Python extension and the CLI.
 use crate::engine::World;
 use crate::scenario;
+use serde_json::Value;
 use std::time::Instant;
 
 /// A column of a result table.
@@ -66,7 +67,9 @@ pub struct RunOutput {
     pub generators: Table,
     /// Packet captures requested by the spec's `[[pcap]]` entries: (name "a-b", pcap bytes).
     pub pcaps: Vec<(String, Vec<u8>)>,
-    /// JSON object: seed, duration, events, setup_seconds, loop_seconds, packets_forwarded, spec.
+    /// JSON object: seed, duration, events, setup_seconds, loop_seconds, packets_forwarded,
+    /// version, and `spec` (or, for a spec too large to embed, `spec_input`, `spec_sizes`
+    /// and `spec_omitted`: see `spec_fields`).
     pub summary_json: String,
 }
 
@@ -112,11 +115,12 @@ pub fn run_with_progress(
     spec_json: &str,
     seed: u64,
     wall_limit: Option<f64>,
-    progress: Option<&mut dyn FnMut(f64, f64, u64) -> bool>,
+    mut progress: Option<&mut dyn FnMut(f64, f64, u64) -> bool>,
 ) -> Result<RunOutput, Error> {
     let t0 = Instant::now();
     let spec = scenario::parse(spec_json).map_err(|e| Error::Scenario(e.0))?;
-    let mut world = World::new(spec, seed).map_err(Error::Scenario)?;
+    let setup_progress = progress.as_mut().map(|p| &mut **p as &mut dyn FnMut(f64, f64, u64) -> bool);
+    let mut world = World::new_observed(spec, seed, setup_progress)?;
     let t1 = Instant::now();
     world.run_observed(wall_limit, progress).map_err(Error::Simulation)?;
     let t2 = Instant::now();
@@ -124,7 +128,7 @@ pub fn run_with_progress(
     let (flows, links, flow_ts, link_ts, events) = world.output();
     let (lans, parallel_intervals) = world.output_sharing();
     let generators = world.output_generators();
-    let summary = serde_json::json!({
+    let mut summary = serde_json::json!({
         "seed": seed,
         "duration": world.spec().sim.duration,
         "events": world.events(),
@@ -132,8 +136,9 @@ pub fn run_with_progress(
         "loop_seconds": (t2 - t1).as_secs_f64(),
         "packets_forwarded": world.packets_forwarded(),
         "version": env!("CARGO_PKG_VERSION"),
-        "spec": world.spec(),
     });
+    let fields = summary.as_object_mut().expect("an object");
+    fields.extend(spec_fields(world.spec(), spec_json)?);
     Ok(RunOutput {
         flows,
         links,
@@ -146,6 +151,66 @@ pub fn run_with_progress(
         pcaps: world.pcaps(),
         summary_json: summary.to_string(),
     })
+}
+
+/// Above this size (bytes of JSON) the normalised spec is not embedded in the summary.
+pub const SUMMARY_SPEC_LIMIT: usize = 1 << 20;
+
+/// The summary's description of the spec: `spec`, the normalised spec, when its JSON is at
+/// most `SUMMARY_SPEC_LIMIT` bytes; otherwise (10^6 flows made it 773 MB) `spec_input`, the
+/// spec as given, `spec_sizes`, the counts of the normalised spec, and `spec_omitted`, why
+/// `spec` is absent.
+fn spec_fields(spec: &scenario::Spec, spec_json: &str) -> Result<serde_json::Map<String, Value>, Error> {
+    let internal = |e: serde_json::Error| Error::Simulation(format!("summary: {e}"));
+    let mut m = serde_json::Map::new();
+    if serde_json::to_writer(CountingSink::new(SUMMARY_SPEC_LIMIT), spec).is_ok() {
+        m.insert("spec".into(), serde_json::to_value(spec).map_err(internal)?);
+        return Ok(m);
+    }
+    m.insert("spec_input".into(), serde_json::from_str(spec_json).map_err(internal)?);
+    m.insert(
+        "spec_sizes".into(),
+        serde_json::json!({
+            "nodes": spec.nodes.len(),
+            "links": spec.links.len(),
+            "lans": spec.lans.len(),
+            "flows": spec.flows.len(),
+            "generators": spec.generators.len(),
+        }),
+    );
+    m.insert(
+        "spec_omitted".into(),
+        format!(
+            "the normalised spec is larger than {SUMMARY_SPEC_LIMIT} bytes as JSON, so it is left out; \
+             spec_input is the spec as given (normalising it gives the spec back)"
+        )
+        .into(),
+    );
+    Ok(m)
+}
+
+/// An `io::Write` that keeps nothing and fails once more than `limit` bytes were written.
+struct CountingSink {
+    left: usize,
+}
+
+impl CountingSink {
+    fn new(limit: usize) -> CountingSink {
+        CountingSink { left: limit }
+    }
+}
+
+impl std::io::Write for CountingSink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.left = self
+            .left
+            .checked_sub(buf.len())
+            .ok_or_else(|| std::io::Error::other("over the limit"))?;
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Names of the registered congestion-control algorithms.

@@ -1,11 +1,11 @@
 //! The simulation world: builds nodes, links, routes and flows from a normalised spec and
 //! runs the event loop, connecting the TCP endpoints to the network.
-use crate::api::{Column, Table};
+use crate::api::{Column, Error, Table};
 use crate::cc;
-use crate::net::{shortest_path, Enqueue, Lan, LanEnqueue, LinkDir, Packet, PacketPool};
+use crate::net::{Enqueue, Lan, LanEnqueue, LinkDir, Packet, PacketPool, Router};
 use crate::scenario::{FlowSpec, GeneratorSpec, Spec};
 use crate::share::{Rtt, Sharing, Source, Window};
-use crate::sim::{secs, to_secs, EventQueue, Rng, Time};
+use crate::sim::{secs, to_secs, EventQueue, Rng, Time, NEVER};
 use crate::tcp::{Kind, Preset, Receiver, Sender, SenderConfig, Tx};
 use crate::trace::{CapturedPacket, PcapWriter};
 use crate::traffic::CbrSource;
@@ -89,12 +89,16 @@ struct GeneratorTotals {
 /// events that still name it (lazy timers) are ignored.
 struct FlowTable {
     slots: Vec<Option<Box<Flow>>>,
+    /// Names of retired flows that belonged to a TCBI set: the parallel-interval rows
+    /// written while they were open still name them.
+    retired_names: HashMap<u32, String>,
 }
 
 impl FlowTable {
     fn with_capacity(n: usize) -> FlowTable {
         FlowTable {
             slots: Vec::with_capacity(n),
+            retired_names: HashMap::new(),
         }
     }
     fn push(&mut self, f: Flow) {
@@ -107,7 +111,18 @@ impl FlowTable {
         self.slots.get(f as usize).is_some_and(Option::is_some)
     }
     fn retire(&mut self, f: u32) {
-        self.slots[f as usize] = None;
+        if let Some(fl) = self.slots[f as usize].take() {
+            if fl.tcbi_set.is_some() {
+                self.retired_names.insert(f, fl.spec.name);
+            }
+        }
+    }
+    /// The name of flow `f`, live or retired from a TCBI set.
+    fn name(&self, f: u32) -> &str {
+        match &self.slots[f as usize] {
+            Some(fl) => &fl.spec.name,
+            None => &self.retired_names[&f],
+        }
     }
     /// The live flows with their ids.
     fn iter(&self) -> impl Iterator<Item = (usize, &Flow)> {
@@ -164,6 +179,45 @@ struct Flow {
     init: Option<InitRecord>,
 }
 
+/// Calls a progress callback (simulated now, simulated end, events) about once per
+/// wall-clock second, during the set-up and the run.
+struct Reporter<'p> {
+    progress: Option<&'p mut dyn FnMut(f64, f64, u64) -> bool>,
+    start: std::time::Instant,
+    last: f64,
+    /// Seconds between reports.
+    interval: f64,
+}
+
+impl<'p> Reporter<'p> {
+    fn new(progress: Option<&'p mut dyn FnMut(f64, f64, u64) -> bool>) -> Reporter<'p> {
+        Reporter {
+            progress,
+            start: std::time::Instant::now(),
+            last: 0.0,
+            interval: 1.0,
+        }
+    }
+
+    /// Report if a second has passed since the last report; false when the callback asks
+    /// to stop.
+    fn tick(&mut self, now: f64, end: f64, events: u64) -> bool {
+        let Some(report) = self.progress.as_mut() else {
+            return true;
+        };
+        let elapsed = self.start.elapsed().as_secs_f64();
+        if elapsed - self.last < self.interval {
+            return true;
+        }
+        self.last = elapsed;
+        report(now, end, events)
+    }
+}
+
+fn interrupted() -> Error {
+    Error::Simulation("interrupted during the set-up".into())
+}
+
 /// Sampled time series, stored column-wise.
 #[derive(Default)]
 struct Series {
@@ -194,6 +248,10 @@ pub struct World {
     series: Series,
     sample_extra: Vec<(&'static str, f64)>,
     end: Time,
+    /// Events up to this time are processed: `end`, or 0 once the run failed.
+    horizon: Time,
+    /// Why the run stopped early (memory for its results ran out).
+    failure: Option<String>,
     /// Per link direction: index into `pcaps` if captured.
     capture: Vec<Option<u32>>,
     pcaps: Vec<(String, PcapWriter)>,
@@ -260,6 +318,24 @@ impl Flow {
 impl World {
     /// Build the world; the spec must be a validated [`Spec`].
     pub fn new(spec: Spec, seed: u64) -> Result<World, String> {
+        World::new_observed(spec, seed, None).map_err(|e| match e {
+            Error::Scenario(m) | Error::Simulation(m) => m,
+        })
+    }
+
+    /// Build the world, calling `progress` (as `run_observed` does, at simulated time 0)
+    /// about once per wall-clock second; when it returns false the set-up stops with a
+    /// `Simulation` error (an interrupt). A spec the world cannot be built from (no route,
+    /// an algorithm's parameters) is a `Scenario` error.
+    pub fn new_observed(
+        spec: Spec,
+        seed: u64,
+        progress: Option<&mut dyn FnMut(f64, f64, u64) -> bool>,
+    ) -> Result<World, Error> {
+        World::build(spec, seed, &mut Reporter::new(progress))
+    }
+
+    fn build(spec: Spec, seed: u64, reporter: &mut Reporter) -> Result<World, Error> {
         let node_index: HashMap<&str, u32> = spec
             .nodes
             .iter()
@@ -307,23 +383,44 @@ impl World {
             }
         }
         let hops = links.len() + lan_hops.len();
-        let route = |what: &str, a: &str, b: &str| -> Result<(Vec<u32>, Vec<u32>), String> {
+        let end_secs = spec.sim.duration;
+        let mut tick = || reporter.tick(0.0, end_secs, 0);
+        // Both directions of every flow's and generator's path, found together.
+        let ends = spec
+            .flows
+            .iter()
+            .map(|f| (f.src.as_str(), f.dst.as_str()))
+            .chain(spec.generators.iter().map(|g| (g.src.as_str(), g.dst.as_str())));
+        let mut pairs = Vec::new();
+        for (a, b) in ends {
             let (src, dst) = (node_index[a], node_index[b]);
-            let fwd = shortest_path(&adj, &cost, src, dst).ok_or_else(|| format!("{what}: no route"))?;
-            let rev = shortest_path(&adj, &cost, dst, src).ok_or_else(|| format!("{what}: no route back"))?;
+            pairs.push((src, dst));
+            pairs.push((dst, src));
+        }
+        let mut routes = Router::new(&adj, &cost)
+            .routes(&pairs, &mut tick)
+            .map_err(|_| interrupted())?
+            .into_iter();
+        let mut route = |what: &str| -> Result<(Vec<u32>, Vec<u32>), Error> {
+            let (fwd, rev) = (routes.next().flatten(), routes.next().flatten());
+            let fwd = fwd.ok_or_else(|| Error::Scenario(format!("{what}: no route")))?;
+            let rev = rev.ok_or_else(|| Error::Scenario(format!("{what}: no route back")))?;
             if fwd.len() > u16::MAX as usize || rev.len() > u16::MAX as usize {
-                return Err(format!("{what}: path too long"));
+                return Err(Error::Scenario(format!("{what}: path too long")));
             }
             Ok((fwd, rev))
         };
         let mut flows = FlowTable::with_capacity(spec.flows.len());
         for (i, f) in spec.flows.iter().enumerate() {
-            let (fwd, rev) = route(&format!("flows[{i}]"), &f.src, &f.dst)?;
-            flows.push(Flow::new(f.clone(), fwd, rev, None, seed)?);
+            let (fwd, rev) = route(&format!("flows[{i}]"))?;
+            flows.push(Flow::new(f.clone(), fwd, rev, None, seed).map_err(Error::Scenario)?);
+            if i % 4096 == 4095 && !tick() {
+                return Err(interrupted());
+            }
         }
         let mut generators = Vec::with_capacity(spec.generators.len());
         for (i, g) in spec.generators.iter().enumerate() {
-            let (fwd, rev) = route(&format!("generators[{i}]"), &g.src, &g.dst)?;
+            let (fwd, rev) = route(&format!("generators[{i}]"))?;
             generators.push(Generator {
                 rng: Rng::stream(seed, &format!("generator:{}", g.name)),
                 spec: g.clone(),
@@ -350,7 +447,8 @@ impl World {
                 pcaps.push((format!("{}-{}", c.a, c.b), PcapWriter::new()));
             }
         }
-        let end = secs(spec.sim.duration);
+        // An event at NEVER stays beyond the end even when the duration is not representable.
+        let end = secs(spec.sim.duration).min(NEVER - 1);
         let sharing = Sharing::new(&spec.nodes);
         let node_index: HashMap<String, u32> = node_index.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
         let mut w = World {
@@ -365,6 +463,8 @@ impl World {
             series: Series::default(),
             sample_extra: Vec::new(),
             end,
+            horizon: end,
+            failure: None,
             capture,
             pcaps,
             generators,
@@ -427,18 +527,18 @@ impl World {
     pub fn run_observed(
         &mut self,
         wall_limit: Option<f64>,
-        mut progress: Option<&mut dyn FnMut(f64, f64, u64) -> bool>,
+        progress: Option<&mut dyn FnMut(f64, f64, u64) -> bool>,
     ) -> Result<(), String> {
-        let start = std::time::Instant::now();
-        let mut last_report = 0.0;
+        let mut reporter = Reporter::new(progress);
+        let start = reporter.start;
         let mut n: u32 = 0;
-        while let Some((now, ev)) = self.q.pop_until(self.end) {
+        while let Some((now, ev)) = self.q.pop_until(self.horizon) {
             self.handle(now, ev);
             if !self.retiring.is_empty() {
                 self.retire_quiet_flows();
             }
             n = n.wrapping_add(1);
-            if n % 65_536 != 0 || (wall_limit.is_none() && progress.is_none()) {
+            if n % 65_536 != 0 || (wall_limit.is_none() && reporter.progress.is_none()) {
                 continue;
             }
             let elapsed = start.elapsed().as_secs_f64();
@@ -449,14 +549,12 @@ impl World {
                     to_secs(now)
                 ));
             }
-            if let Some(report) = progress.as_mut() {
-                if elapsed - last_report >= 1.0 {
-                    last_report = elapsed;
-                    if !report(to_secs(now), to_secs(self.end), self.q.processed()) {
-                        return Err(format!("interrupted at simulated time {:.3} s", to_secs(now)));
-                    }
-                }
+            if !reporter.tick(to_secs(now), to_secs(self.end), self.q.processed()) {
+                return Err(format!("interrupted at simulated time {:.3} s", to_secs(now)));
             }
+        }
+        if let Some(why) = self.failure.take() {
+            return Err(why);
         }
         self.q.advance_to(self.end);
         Ok(())
@@ -549,7 +647,7 @@ impl World {
                     ts_echo: 0,
                 });
                 self.offer(now, first, p);
-                self.q.schedule(now + gap, Ev::CbrSend(f, gen));
+                self.q.schedule(now.saturating_add(gap), Ev::CbrSend(f, gen));
             }
             Ev::Rto(f) => {
                 let fl = &mut self.flows[f as usize];
@@ -631,7 +729,7 @@ impl World {
             }
             Ev::Sample => {
                 self.sample(now);
-                let next = now + secs(self.spec.sim.sample_interval).max(1);
+                let next = now.saturating_add(secs(self.spec.sim.sample_interval).max(1));
                 if next <= self.end {
                     self.q.schedule(next, Ev::Sample);
                 }
@@ -648,7 +746,7 @@ impl World {
         }
         if gen.spec.kind == "poisson" {
             let gap = gen.rng.exponential(1.0 / gen.spec.rate.unwrap_or(1.0));
-            self.q.schedule(now + secs(gap).max(1), Ev::GenTick(g));
+            self.q.schedule(now.saturating_add(secs(gap).max(1)), Ev::GenTick(g));
         }
         if gen.spec.kind == "sessions" && gen.pages_left == 0 {
             let pages = gen.spec.pages.as_ref().map_or(1.0, |d| d.sample(&mut gen.rng));
@@ -747,7 +845,7 @@ impl World {
             "sessions" => gen.spec.session_gap.as_ref().map_or(0.0, |d| d.sample(&mut gen.rng)),
             _ => return,
         };
-        self.q.schedule(now + secs(wait.max(0.0)), Ev::GenTick(g));
+        self.q.schedule(now.saturating_add(secs(wait.max(0.0))), Ev::GenTick(g));
     }
 
     /// Give flow `f`'s sender the rates and active-connection counters of its forward path.
@@ -886,7 +984,7 @@ impl World {
     fn arm_cc_timer(&mut self, now: Time, f: u32) {
         let fl = &self.flows[f as usize];
         if let Some(iv) = fl.sender.cc.timer_interval() {
-            let at = now + secs(iv).max(1);
+            let at = now.saturating_add(secs(iv).max(1));
             self.q.schedule(at, Ev::CcTimer(f, fl.cc_timer_gen));
         }
     }
@@ -914,7 +1012,7 @@ impl World {
             });
             let fl = &mut self.flows[f as usize];
             if let (Kind::Data, Some((max, rng, last))) = (tx.kind, fl.processing.as_mut()) {
-                let leave = (now + (rng.uniform() * *max as f64) as Time).max(*last);
+                let leave = now.saturating_add((rng.uniform() * *max as f64) as Time).max(*last);
                 *last = leave;
                 self.injecting += 1;
                 self.q.schedule(leave, Ev::Inject(p));
@@ -1031,12 +1129,20 @@ impl World {
         self.scratch = out;
     }
 
+    /// Stop the run at the end of the current instant; `run_observed` returns `why`.
+    fn fail(&mut self, now: Time, why: &str) {
+        if self.failure.is_none() {
+            self.failure = Some(format!("{why} (at simulated time {:.3} s)", to_secs(now)));
+        }
+        self.horizon = 0;
+    }
+
     fn record(&mut self, c: u32, now: Time, pkt: &Packet) {
         let fl = &self.flows[pkt.flow as usize];
         let (src, dst) = (self.hop_ends(fl.fwd[0]).0, self.hop_ends(*fl.fwd.last().unwrap()).1);
         let (sport, dport) = (1024 + (pkt.flow % 60000) as u16, 5001);
         let fwd = pkt.kind.forward();
-        self.pcaps[c as usize].1.record(&CapturedPacket {
+        let recorded = self.pcaps[c as usize].1.record(&CapturedPacket {
             time: now,
             src_node: if fwd { src } else { dst },
             dst_node: if fwd { dst } else { src },
@@ -1047,16 +1153,50 @@ impl World {
             mss: fl.spec.tcp.mss,
             wire_bytes: pkt.size,
         });
+        if !recorded {
+            let why = format!(
+                "out of memory for the packet capture {}; capture a shorter run or fewer links",
+                self.pcaps[c as usize].0
+            );
+            self.fail(now, &why);
+        }
     }
 
-    /// The captured pcap files: (name "a-b", bytes).
-    pub fn pcaps(&self) -> Vec<(String, Vec<u8>)> {
-        self.pcaps.iter().map(|(n, w)| (n.clone(), w.buf.clone())).collect()
+    /// The captured pcap files: (name "a-b", bytes), moved out of the world.
+    pub fn pcaps(&mut self) -> Vec<(String, Vec<u8>)> {
+        self.pcaps.iter_mut().map(|(n, w)| (n.clone(), std::mem::take(&mut w.buf))).collect()
+    }
+
+    /// Room for one more round of samples (columns grow without aborting on a failed
+    /// allocation).
+    fn reserve_samples(&mut self) -> Result<(), std::collections::TryReserveError> {
+        let rows = self.flows.iter().filter(|(_, f)| f.cbr.is_none()).count();
+        let s = &mut self.series;
+        let target = s.time.len() + rows;
+        s.flow.try_reserve(rows)?;
+        for v in [&mut s.time, &mut s.cwnd, &mut s.ssthresh, &mut s.srtt, &mut s.rto, &mut s.rto_base, &mut s.flight] {
+            v.try_reserve(rows)?;
+        }
+        for (_, v) in &mut s.extra {
+            v.try_reserve(target - v.len())?;
+        }
+        let links = self.links.len();
+        s.link_time.try_reserve(links)?;
+        s.link.try_reserve(links)?;
+        s.queue.try_reserve(links)?;
+        Ok(())
     }
 
     fn sample(&mut self, now: Time) {
+        const OOM: &str = "out of memory for the time series (flow_ts, link_ts); \
+                           sample less often (sim.sample_interval) or not at all (0)";
+        if self.reserve_samples().is_err() {
+            self.fail(now, OOM);
+            return;
+        }
         let t = to_secs(now);
         let s = &mut self.series;
+        let mut out_of_memory = false;
         for (i, f) in self.flows.iter() {
             if f.cbr.is_some() {
                 continue;
@@ -1077,7 +1217,13 @@ impl World {
                 let col = match s.extra.iter().position(|(n, _)| *n == name) {
                     Some(c) => c,
                     None => {
-                        s.extra.push((name, Vec::new()));
+                        // a column that appears late is filled with NaN up to this row
+                        let mut v = Vec::new();
+                        if v.try_reserve(row + 1).is_err() {
+                            out_of_memory = true;
+                            continue;
+                        }
+                        s.extra.push((name, v));
                         s.extra.len() - 1
                     }
                 };
@@ -1090,6 +1236,9 @@ impl World {
             s.link_time.push(t);
             s.link.push(i as u64);
             s.queue.push(l.occupancy(now) as f64);
+        }
+        if out_of_memory {
+            self.fail(now, OOM);
         }
     }
 
@@ -1141,7 +1290,7 @@ impl World {
     /// One row per generator: the flows it created and what its completed flows add up to
     /// (T̄1 = segments / duration, T̄2 = rate / completed, in segments per second).
     pub fn output_generators(&self) -> Table {
-        let mut t = TableBuilder::default();
+        let mut t = TableBuilder::new(GENERATOR_COLUMNS);
         for g in &self.generators {
             let x = &g.totals;
             t.s("generator", &g.spec.name);
@@ -1160,17 +1309,13 @@ impl World {
             t.u("timeouts", x.timeouts);
             t.u("retired", x.retired);
         }
-        let mut out = t.build();
-        if out.columns.is_empty() {
-            out.columns = vec![("generator".into(), Column::Str(vec![]))];
-        }
-        out
+        t.build()
     }
 
-    /// Collect the result tables.
-    pub fn output(&self) -> (Table, Table, Table, Table, Table) {
+    /// Collect the result tables (the time series are moved out of the world, not copied).
+    pub fn output(&mut self) -> (Table, Table, Table, Table, Table) {
         let dur = self.spec.sim.duration;
-        let mut flows = TableBuilder::default();
+        let mut flows = TableBuilder::new(FLOW_COLUMNS);
         for (i, f) in self.flows.iter() {
             if f.generator
                 .is_some_and(|g| self.generators[g as usize].spec.record == "summary")
@@ -1241,7 +1386,7 @@ impl World {
             );
             flows.s("tcbi_source", f.tcbi_source.name());
         }
-        let mut links = TableBuilder::default();
+        let mut links = TableBuilder::new(LINK_COLUMNS);
         for (i, l) in self.links.iter().enumerate() {
             let ls = &self.spec.links[l.link as usize];
             links.u("link", i as u64);
@@ -1260,33 +1405,32 @@ impl World {
             links.f("busy_time", busy);
             links.f("utilisation", (busy / dur).min(1.0));
         }
-        let s = &self.series;
+        let s = std::mem::take(&mut self.series);
         let n = s.time.len();
         let mut fts = Table {
             columns: vec![
-                ("time".into(), Column::F64(s.time.clone())),
-                ("flow".into(), Column::U64(s.flow.clone())),
-                ("cwnd".into(), Column::F64(s.cwnd.clone())),
-                ("ssthresh".into(), Column::F64(s.ssthresh.clone())),
-                ("srtt".into(), Column::F64(s.srtt.clone())),
-                ("rto".into(), Column::F64(s.rto.clone())),
-                ("rto_base".into(), Column::F64(s.rto_base.clone())),
-                ("flight".into(), Column::F64(s.flight.clone())),
+                ("time".into(), Column::F64(s.time)),
+                ("flow".into(), Column::U64(s.flow)),
+                ("cwnd".into(), Column::F64(s.cwnd)),
+                ("ssthresh".into(), Column::F64(s.ssthresh)),
+                ("srtt".into(), Column::F64(s.srtt)),
+                ("rto".into(), Column::F64(s.rto)),
+                ("rto_base".into(), Column::F64(s.rto_base)),
+                ("flight".into(), Column::F64(s.flight)),
             ],
         };
-        for (name, v) in &s.extra {
-            let mut v = v.clone();
+        for (name, mut v) in s.extra {
             v.resize(n, f64::NAN);
             fts.columns.push((name.to_string(), Column::F64(v)));
         }
         let lts = Table {
             columns: vec![
-                ("time".into(), Column::F64(s.link_time.clone())),
-                ("link".into(), Column::U64(s.link.clone())),
-                ("queue".into(), Column::F64(s.queue.clone())),
+                ("time".into(), Column::F64(s.link_time)),
+                ("link".into(), Column::U64(s.link)),
+                ("queue".into(), Column::F64(s.queue)),
             ],
         };
-        let mut events = TableBuilder::default();
+        let mut events = TableBuilder::new(EVENT_COLUMNS);
         for (i, f) in self.flows.iter() {
             for e in &f.sender.events {
                 events.f("time", to_secs(e.time));
@@ -1295,16 +1439,7 @@ impl World {
                 events.f("value", e.value);
             }
         }
-        let mut events = events.build();
-        if events.columns.is_empty() {
-            events.columns = vec![
-                ("time".into(), Column::F64(vec![])),
-                ("flow".into(), Column::U64(vec![])),
-                ("event".into(), Column::Str(vec![])),
-                ("value".into(), Column::F64(vec![])),
-            ];
-        }
-        (flows.build(), links.build(), fts, lts, events)
+        (flows.build(), links.build(), fts, lts, events.build())
     }
 
     /// The per-interface LAN counters and the parallel-connection intervals (open
@@ -1381,7 +1516,7 @@ impl World {
                 ),
                 (
                     "name".into(),
-                    Column::Str(col_s(&|r| flows[r.flow as usize].spec.name.clone())),
+                    Column::Str(col_s(&|r| flows.name(r.flow).to_string())),
                 ),
                 (
                     "acked_bytes".into(),
@@ -1411,43 +1546,177 @@ impl World {
     }
 }
 
-/// Builds a table row by row; columns are created by the first row, in its order.
-#[derive(Default)]
+/// The type of a declared column.
+#[derive(Clone, Copy)]
+enum Col {
+    F,
+    U,
+    S,
+}
+
+const FLOW_COLUMNS: &[(&str, Col)] = &[
+    ("flow", Col::U),
+    ("name", Col::S),
+    ("src", Col::S),
+    ("dst", Col::S),
+    ("transport", Col::S),
+    ("generator", Col::S),
+    ("cc", Col::S),
+    ("cc_final", Col::S),
+    ("start", Col::F),
+    ("stop", Col::F),
+    ("size", Col::F),
+    ("segments_sent", Col::U),
+    ("bytes_sent", Col::U),
+    ("retransmits", Col::U),
+    ("fast_retransmits", Col::U),
+    ("timeouts", Col::U),
+    ("delivered_segments", Col::U),
+    ("delivered_bytes", Col::U),
+    ("duplicate_segments", Col::U),
+    ("acked_segments", Col::U),
+    ("completion_time", Col::F),
+    ("goodput_bps", Col::F),
+    ("final_cwnd", Col::F),
+    ("final_ssthresh", Col::F),
+    ("srtt", Col::F),
+    ("min_rtt", Col::F),
+    ("rto", Col::F),
+    ("init_cwnd", Col::F),
+    ("init_ssthresh", Col::F),
+    ("init_srtt", Col::F),
+    ("init_rttvar", Col::F),
+    ("tcbi_parallel", Col::F),
+    ("tcbi_set", Col::S),
+    ("tcbi_source", Col::S),
+];
+
+const LINK_COLUMNS: &[(&str, Col)] = &[
+    ("link", Col::U),
+    ("src", Col::S),
+    ("dst", Col::S),
+    ("rate_bps", Col::F),
+    ("delay", Col::F),
+    ("queue_limit", Col::U),
+    ("loss", Col::F),
+    ("arrivals", Col::U),
+    ("departures", Col::U),
+    ("drops_queue", Col::U),
+    ("drops_loss", Col::U),
+    ("in_system", Col::U),
+    ("busy_time", Col::F),
+    ("utilisation", Col::F),
+];
+
+const EVENT_COLUMNS: &[(&str, Col)] = &[
+    ("time", Col::F),
+    ("flow", Col::U),
+    ("event", Col::S),
+    ("value", Col::F),
+];
+
+const GENERATOR_COLUMNS: &[(&str, Col)] = &[
+    ("generator", Col::S),
+    ("kind", Col::S),
+    ("record", Col::S),
+    ("src", Col::S),
+    ("dst", Col::S),
+    ("created", Col::U),
+    ("completed", Col::U),
+    ("completed_segments", Col::U),
+    ("completed_duration", Col::F),
+    ("sum_rate", Col::F),
+    ("delivered_bytes", Col::U),
+    ("segments_sent", Col::U),
+    ("retransmits", Col::U),
+    ("timeouts", Col::U),
+    ("retired", Col::U),
+];
+
+/// Builds a table row by row. The columns are declared up front, so a table without rows
+/// still has them all; each row fills them by name.
 struct TableBuilder {
     cols: Vec<(String, Column)>,
     next: usize,
 }
 
 impl TableBuilder {
-    fn slot(&mut self, name: &str, make: fn() -> Column) -> &mut Column {
+    fn new(schema: &[(&str, Col)]) -> TableBuilder {
+        let cols = schema
+            .iter()
+            .map(|&(name, col)| {
+                let empty = match col {
+                    Col::F => Column::F64(Vec::new()),
+                    Col::U => Column::U64(Vec::new()),
+                    Col::S => Column::Str(Vec::new()),
+                };
+                (name.to_string(), empty)
+            })
+            .collect();
+        TableBuilder { cols, next: 0 }
+    }
+
+    fn slot(&mut self, name: &str) -> &mut Column {
         let i = if self.cols.get(self.next).is_some_and(|(n, _)| n == name) {
             self.next
-        } else if let Some(p) = self.cols.iter().position(|(n, _)| n == name) {
-            p
         } else {
-            self.cols.push((name.to_string(), make()));
-            self.cols.len() - 1
+            let found = self.cols.iter().position(|(n, _)| n == name);
+            found.unwrap_or_else(|| panic!("column {name} is not declared"))
         };
         self.next = i + 1;
         &mut self.cols[i].1
     }
 
     fn f(&mut self, name: &str, v: f64) {
-        if let Column::F64(c) = self.slot(name, || Column::F64(Vec::new())) {
-            c.push(v)
+        match self.slot(name) {
+            Column::F64(c) => c.push(v),
+            _ => panic!("column {name} is not f64"),
         }
     }
     fn u(&mut self, name: &str, v: u64) {
-        if let Column::U64(c) = self.slot(name, || Column::U64(Vec::new())) {
-            c.push(v)
+        match self.slot(name) {
+            Column::U64(c) => c.push(v),
+            _ => panic!("column {name} is not u64"),
         }
     }
     fn s(&mut self, name: &str, v: &str) {
-        if let Column::Str(c) = self.slot(name, || Column::Str(Vec::new())) {
-            c.push(v.to_string())
+        match self.slot(name) {
+            Column::Str(c) => c.push(v.to_string()),
+            _ => panic!("column {name} is not str"),
         }
     }
     fn build(self) -> Table {
         Table { columns: self.cols }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_interrupt_during_the_set_up_stops_it_with_a_simulation_error() {
+        let json = r#"{"sim": {"duration": 1},
+            "dumbbell": {"pairs": 10, "bottleneck": {"rate": "10Mbps", "delay": "10ms"},
+                         "access": {"rate": "100Mbps", "delay": "1ms"}},
+            "flows": [{"src": "s{i}", "dst": "d{i}", "count": 10}]}"#;
+        let spec = crate::scenario::parse(json).unwrap();
+        let mut calls = 0;
+        let mut stop = |_: f64, _: f64, _: u64| {
+            calls += 1;
+            false
+        };
+        let mut reporter = Reporter::new(Some(&mut stop));
+        reporter.interval = 0.0; // report at every opportunity
+        let r = World::build(spec.clone(), 1, &mut reporter);
+        assert_eq!(r.err(), Some(Error::Simulation("interrupted during the set-up".into())));
+        assert_eq!(calls, 1, "stopped at the first report");
+        let mut go_on = |now: f64, end: f64, events: u64| {
+            assert_eq!((now, end, events), (0.0, 1.0, 0));
+            true
+        };
+        let mut reporter = Reporter::new(Some(&mut go_on));
+        reporter.interval = 0.0;
+        assert!(World::build(spec, 1, &mut reporter).is_ok());
     }
 }

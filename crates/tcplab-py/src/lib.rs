@@ -4,6 +4,8 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList};
+use std::cell::{Cell, RefCell};
+use std::sync::Once;
 use tcplab_core::api::{self, Column, Table};
 
 create_exception!(
@@ -26,9 +28,38 @@ fn to_py_err(e: api::Error) -> PyErr {
     }
 }
 
-/// Run `f` and turn a Rust panic into a `SimulationError` instead of aborting Python.
+thread_local! {
+    /// True while this thread runs inside `guarded`: a panic there is reported through the
+    /// Python exception, so the panic hook stays silent.
+    static IN_GUARD: Cell<bool> = const { Cell::new(false) };
+    /// Where the last guarded panic happened (file:line), for the exception's message.
+    static PANIC_LOCATION: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Install (once per process) a panic hook that keeps Rust's panic text off the terminal
+/// for panics `guarded` catches; every other panic goes to the previous hook as before.
+fn install_panic_hook() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if IN_GUARD.with(Cell::get) {
+                let at = info.location().map(|l| format!("{}:{}", l.file(), l.line()));
+                PANIC_LOCATION.with(|p| *p.borrow_mut() = at);
+            } else {
+                previous(info);
+            }
+        }));
+    });
+}
+
+/// Run `f` and turn a Rust panic into a `SimulationError` (with the panic's message and
+/// location) instead of aborting Python or printing to stderr.
 fn guarded<T>(f: impl FnOnce() -> Result<T, api::Error> + std::panic::UnwindSafe) -> Result<T, api::Error> {
-    match std::panic::catch_unwind(f) {
+    let outer = IN_GUARD.with(|g| g.replace(true));
+    let result = std::panic::catch_unwind(f);
+    IN_GUARD.with(|g| g.set(outer));
+    match result {
         Ok(r) => r,
         Err(payload) => {
             let msg = payload
@@ -36,7 +67,10 @@ fn guarded<T>(f: impl FnOnce() -> Result<T, api::Error> + std::panic::UnwindSafe
                 .cloned()
                 .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_else(|| "unknown panic".into());
-            Err(api::Error::Simulation(format!("panic in the simulator core: {msg}")))
+            let at = PANIC_LOCATION
+                .with(|p| p.borrow_mut().take())
+                .map_or(String::new(), |l| format!(" (at {l})"));
+            Err(api::Error::Simulation(format!("panic in the simulator core: {msg}{at}")))
         }
     }
 }
@@ -68,9 +102,11 @@ fn table_to_dict<'py>(py: Python<'py>, np: &Bound<'py, PyModule>, t: &Table) -> 
 /// Returns a dict with the tables `flows`, `links`, `flow_ts`, `link_ts`, `events`, `lans`,
 /// `parallel_intervals`, `generators` (each a
 /// dict of column name -> numpy array or list of str), `pcaps` (name -> pcap bytes) and
-/// `summary` (a dict; its `spec` is the normalised spec).
+/// `summary` (a dict; its `spec` is the normalised spec, or, when that is over 1 MiB as
+/// JSON, `spec_input` is the spec as given, with `spec_sizes` and `spec_omitted`).
 ///
-/// `progress`, if given, is called about once per wall-clock second as
+/// `progress`, if given, is called about once per wall-clock second (during the set-up at
+/// simulated time 0, then during the run) as
 /// `progress(simulated_now, simulated_end, events)`; if it raises, or a signal such as
 /// Ctrl-C arrives, the run stops and the exception propagates.
 #[pyfunction]
@@ -149,6 +185,7 @@ fn _panic_in_core(py: Python<'_>, message: String) -> PyResult<()> {
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    install_panic_hook();
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;

@@ -79,7 +79,9 @@ impl EstimateError {
         }
     }
 
-    /// The probability of each integer window 2..=W_M (index j − 2) given the share `w`.
+    /// The probability of each integer window 2..=W_M (index j − 2) given the share `w`:
+    /// the definition `draw` samples from. It allocates W_M − 1 floats, so only tests use it.
+    #[cfg(test)]
     pub fn distribution(&self, w: f64, max_window: f64) -> Vec<f64> {
         let top = max_window.floor().max(2.0) as usize;
         let w = w.clamp(2.0, top as f64);
@@ -98,18 +100,7 @@ impl EstimateError {
             EstimateError::Tbe { under, over } => {
                 let (dm, dp) = (under * w, over * w);
                 for (k, p) in pi.iter_mut().enumerate() {
-                    let j = (k + 2) as f64;
-                    *p = if j <= w {
-                        if dm > 0.0 {
-                            (1.0 - (w - j) / dm).max(0.0)
-                        } else {
-                            0.0
-                        }
-                    } else if dp > 0.0 {
-                        (1.0 - (j - w) / dp).max(0.0)
-                    } else {
-                        0.0
-                    };
+                    *p = triangle((k + 2) as f64, w, dm, dp);
                 }
                 let total: f64 = pi.iter().sum();
                 if total > 0.0 {
@@ -123,19 +114,149 @@ impl EstimateError {
         pi
     }
 
-    /// Draw the window the sender uses, given the share `w`.
+    /// Draw the window the sender uses, given the share `w`: the first j in 2..=W_M at
+    /// which the running sum of `distribution` (summed in order) exceeds a uniform draw,
+    /// or W_M when rounding leaves the sum short of it.
+    ///
+    /// The distribution is never materialised (W_M is the receiver window, 10^9 segments
+    /// by default): BBE touches two entries, TBE the triangle's support around the share,
+    /// and NBE's running sum of a constant is followed in jumps (`uniform_pick`). Every
+    /// running sum is formed exactly as summing the full vector would form it (adding the
+    /// zeros outside the support changes no bit), so the draws are the same.
     pub fn draw(&self, w: f64, max_window: f64, rng: &mut Rng) -> f64 {
-        let pi = self.distribution(w, max_window);
+        let top = max_window.floor().max(2.0);
+        let w = w.clamp(2.0, top);
         let u = rng.uniform();
-        let mut acc = 0.0;
-        for (k, p) in pi.iter().enumerate() {
-            acc += p;
-            if u < acc {
-                return (k + 2) as f64;
+        let picked = match *self {
+            EstimateError::Bbe => rounding_pick(w, u),
+            EstimateError::Nbe => {
+                let n = top - 1.0;
+                uniform_pick(1.0 / n, n as u64, u).map(|k| k as f64 + 2.0)
             }
-        }
-        (pi.len() + 1) as f64
+            EstimateError::Tbe { under, over } => triangle_pick(w, top, under * w, over * w, u),
+        };
+        picked.unwrap_or(top)
     }
+}
+
+/// The unnormalised TBE weight of window `j` for share `w` (zero at w − dm and w + dp).
+fn triangle(j: f64, w: f64, dm: f64, dp: f64) -> f64 {
+    if j <= w {
+        if dm > 0.0 {
+            (1.0 - (w - j) / dm).max(0.0)
+        } else {
+            0.0
+        }
+    } else if dp > 0.0 {
+        (1.0 - (j - w) / dp).max(0.0)
+    } else {
+        0.0
+    }
+}
+
+/// BBE: `w` rounded to floor(w) with probability 1 − frac, else to floor(w) + 1.
+fn rounding_pick(w: f64, u: f64) -> Option<f64> {
+    let lo = w.floor();
+    let frac = w - lo;
+    let below = 1.0 - frac;
+    if u < below {
+        return Some(lo);
+    }
+    (frac > 0.0 && u < below + frac).then_some(lo + 1.0)
+}
+
+/// TBE: the weights are monotone on each side of the share (so are their floating-point
+/// values), hence the non-zero ones form the run [lo, hi] found by walking out from it.
+fn triangle_pick(w: f64, top: f64, dm: f64, dp: f64, u: f64) -> Option<f64> {
+    let weight = |j: f64| triangle(j, w, dm, dp);
+    let centre = w.floor();
+    let mut lo = centre;
+    while lo > 2.0 && weight(lo - 1.0) > 0.0 {
+        lo -= 1.0;
+    }
+    let mut hi = centre;
+    while hi < top && weight(hi + 1.0) > 0.0 {
+        hi += 1.0;
+    }
+    let mut total = 0.0;
+    let mut j = lo;
+    while j <= hi {
+        total += weight(j);
+        j += 1.0;
+    }
+    if total <= 0.0 {
+        // The triangle is narrower than the integer grid: it is BBE.
+        return rounding_pick(w, u);
+    }
+    let mut acc = 0.0;
+    let mut j = lo;
+    while j <= hi {
+        acc += weight(j) / total;
+        if u < acc {
+            return Some(j);
+        }
+        j += 1.0;
+    }
+    None
+}
+
+/// The first k in 0..n at which `acc += p` (from 0, k + 1 times, in f64) exceeds `u`, as
+/// the plain loop would find it, in O(64) steps rather than O(n).
+///
+/// Within one binade [2^e, 2^(e+1)) the sum moves on a grid of spacing U (its ulp) and
+/// each addition of p rounds to that grid, so the increment is the same at every step,
+/// except that a tie (p/U ending in exactly .5) rounds to the even grid point: from an
+/// even point the increment is then constant too. So: step literally, and when two
+/// literal increments agree inside the binade, jump over all the steps that stay clear of
+/// the binade's top, or straight to the step that exceeds `u`.
+fn uniform_pick(p: f64, n: u64, u: f64) -> Option<u64> {
+    const GRID_TOP: u64 = 1 << 53; // 2^(e+1) in units of U
+    let mut acc = 0.0f64;
+    let mut k = 0u64; // additions so far
+    while k < n {
+        acc += p;
+        k += 1;
+        if u < acc {
+            return Some(k - 1);
+        }
+        let (a1, a2) = (acc + p, acc + p + p);
+        let d = a1 - acc;
+        if d == 0.0 {
+            return None; // p is below half an ulp of the sum: it never grows again
+        }
+        let ulp = f64::from_bits(((acc.to_bits() >> 52) - 52) << 52);
+        let binade_top = ulp * GRID_TOP as f64;
+        if acc < p || a2 - a1 != d || a2 >= binade_top {
+            continue;
+        }
+        let (at, step) = ((acc / ulp) as u64, (d / ulp) as u64);
+        // Steps i = 0.. (from acc + i·d) whose exact sum stays at or below the binade's top.
+        let Some(room) = (GRID_TOP - 1).checked_sub(at + step) else {
+            continue;
+        };
+        let avail = (room / step + 1).min(n - k);
+        // The first j >= 1 with acc + j·d > u (exact: all these sums are on the grid).
+        let exceeds = |j: u64| (at + j * step) as f64 * ulp > u;
+        let guess = ((u / ulp - at as f64) / step as f64).floor() + 1.0;
+        if guess > avail as f64 + 1.0 {
+            acc += avail as f64 * d;
+            k += avail;
+            continue;
+        }
+        let mut j = (guess.max(1.0) as u64).min(avail + 1);
+        while j > 1 && exceeds(j - 1) {
+            j -= 1;
+        }
+        while j <= avail && !exceeds(j) {
+            j += 1;
+        }
+        if j <= avail {
+            return Some(k + j - 1);
+        }
+        acc += avail as f64 * d;
+        k += avail;
+    }
+    None
 }
 
 #[cfg(test)]
@@ -233,6 +354,109 @@ mod tests {
             .sum::<f64>()
             / n as f64;
         assert!((m - 5.25).abs() < 0.01, "{m}");
+    }
+
+    /// The draw as it was defined: the running sum over the materialised distribution.
+    fn reference_draw(e: &EstimateError, w: f64, max_window: f64, u: f64) -> f64 {
+        let pi = e.distribution(w, max_window);
+        let mut acc = 0.0;
+        for (k, p) in pi.iter().enumerate() {
+            acc += p;
+            if u < acc {
+                return (k + 2) as f64;
+            }
+        }
+        (pi.len() + 1) as f64
+    }
+
+    /// The plain running-sum loop `uniform_pick` stands for.
+    fn reference_uniform_pick(p: f64, n: u64, u: f64) -> Option<u64> {
+        let mut acc = 0.0;
+        for k in 0..n {
+            acc += p;
+            if u < acc {
+                return Some(k);
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn draws_equal_the_running_sum_over_the_whole_distribution() {
+        let mut rng = Rng::from_seed(11);
+        let errors = [
+            EstimateError::Bbe,
+            EstimateError::Nbe,
+            EstimateError::Tbe { under: 0.25, over: 0.25 },
+            EstimateError::Tbe { under: 0.9, over: 3.0 },
+            EstimateError::Tbe { under: 0.0, over: 0.5 },
+            EstimateError::Tbe { under: 0.3, over: 0.0 },
+            EstimateError::Tbe { under: 0.01, over: 0.01 },
+        ];
+        for i in 0..20_000 {
+            let e = &errors[i % errors.len()];
+            let max_window = [2.0, 3.0, 7.5, 32.0, 64.0, 100.0, 1000.0, 4097.0][i % 8];
+            let w = 1.0 + rng.uniform() * max_window * 1.2;
+            let mut a = Rng::from_seed(i as u64);
+            let mut b = a.clone();
+            let expected = reference_draw(e, w, max_window, b.uniform());
+            assert_eq!(e.draw(w, max_window, &mut a), expected, "{e:?} w={w} W_M={max_window}");
+        }
+        // u right at the running sums' values and just below them
+        for n in [1u64, 2, 3, 31, 63, 100, 999] {
+            let p = 1.0 / n as f64;
+            let mut acc = 0.0f64;
+            for _ in 0..n {
+                acc += p;
+                for u in [acc, f64::from_bits(acc.to_bits() - 1), f64::from_bits(acc.to_bits() + 1)] {
+                    if u < 1.0 {
+                        assert_eq!(uniform_pick(p, n, u), reference_uniform_pick(p, n, u), "n={n} u={u}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn uniform_pick_follows_the_running_sum_over_long_supports() {
+        let mut rng = Rng::from_seed(5);
+        // sizes of every kind: powers of two (exact p), their neighbours, odd multiples
+        // (p/ulp ending in .5: ties), random
+        let mut sizes: Vec<u64> = vec![3, 5, 6, 7, 12, 24, 48, 96, 1 << 12, (1 << 12) + 1, (1 << 12) - 1, 3 << 10];
+        sizes.extend((0..40).map(|_| 2 + (rng.uniform() * 3e6) as u64));
+        for &n in &sizes {
+            let p = 1.0 / n as f64;
+            for t in 0..30 {
+                let u = if t == 0 { 0.999_999_999_999 } else { rng.uniform() };
+                assert_eq!(uniform_pick(p, n, u), reference_uniform_pick(p, n, u), "n={n} u={u}");
+            }
+        }
+        // any increment, not only 1/n
+        for _ in 0..300 {
+            let p = f64::from_bits(rng.next_u64() >> 12 | 0x3f00_0000_0000_0000) * 1e-3;
+            let n = (rng.uniform() * 2e5) as u64 + 1;
+            let u = rng.uniform();
+            assert_eq!(uniform_pick(p, n, u), reference_uniform_pick(p, n, u), "p={p} n={n} u={u}");
+        }
+    }
+
+    #[test]
+    fn draws_with_the_default_receiver_window_need_no_memory() {
+        // W_M = 10^9: the old draw allocated 8 GB each time.
+        let mut rng = Rng::from_seed(9);
+        for e in [
+            EstimateError::Bbe,
+            EstimateError::Nbe,
+            EstimateError::Tbe { under: 0.25, over: 0.25 },
+        ] {
+            for _ in 0..100 {
+                let x = e.draw(40.3, 1e9, &mut rng);
+                assert!((2.0..=1e9).contains(&x) && x.fract() == 0.0, "{e:?}: {x}");
+                if e != EstimateError::Nbe {
+                    assert!((30.0..=51.0).contains(&x), "{e:?}: {x}");
+                }
+            }
+        }
     }
 
     #[test]

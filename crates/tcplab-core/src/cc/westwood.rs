@@ -96,6 +96,9 @@ impl AckedCount {
     }
 }
 
+/// The shortest interval between virtual bandwidth samples, tau / m (seconds).
+const MIN_SAMPLE_STEP: f64 = 1e-6;
+
 pub struct Westwood {
     variant: Variant,
     m: f64,
@@ -129,11 +132,19 @@ impl Westwood {
         let t_factor = get("t_factor", 4.0);
         let theta = get("theta", 1.4);
         let max_count = get("max_count", 2.0);
-        if tau <= 0.0 {
-            return Err(format!("{name}: tau = {tau} is not allowed; must be > 0 s"));
+        if !(tau > 0.0 && tau.is_finite()) {
+            return Err(format!("{name}: tau = {tau} is not allowed; must be > 0 s and finite"));
         }
-        if m < 2.0 {
+        if !(m >= 2.0) {
             return Err(format!("{name}: m = {m} is not allowed; must be >= 2 (Nyquist)"));
+        }
+        // An idle sender gets one virtual sample per tau/m: a step of nanoseconds would
+        // take the run billions of filter updates per idle second.
+        if !(tau / m >= MIN_SAMPLE_STEP) {
+            return Err(format!(
+                "{name}: tau / m = {} s is not allowed; must be >= {MIN_SAMPLE_STEP} s (1 µs)",
+                tau / m
+            ));
         }
         if t_factor <= 0.0 {
             return Err(format!("{name}: t_factor = {t_factor} is not allowed; must be > 0"));
@@ -221,7 +232,7 @@ impl Westwood {
         let Some(mut last) = self.last else { return };
         let step = crate::sim::secs(self.be.tau / self.m).max(1);
         let t_window = self.re_window(st);
-        while now > last + step {
+        while now > last.saturating_add(step) {
             last += step;
             let dt = to_secs(step);
             self.be.update(0.0, dt);
@@ -516,5 +527,21 @@ mod tests {
         let mut p = Params::new();
         p.insert("gamma".into(), 1.0);
         assert!(Westwood::create_crb(&p).err().unwrap().contains("allowed: tau, m"));
+    }
+
+    #[test]
+    fn a_virtual_sample_step_below_a_microsecond_is_refused() {
+        // tau / m = 1 ns would feed 10^9 virtual samples per idle second (a hang).
+        let mut p = Params::new();
+        p.insert("tau".into(), 1e-9);
+        let e = Westwood::create_be(&p).err().unwrap();
+        assert!(e.contains("tau / m") && e.contains(">= 0.000001 s"), "{e}");
+        p.insert("tau".into(), f64::INFINITY);
+        assert!(Westwood::create_be(&p).err().unwrap().contains("tau = inf"));
+        p.insert("tau".into(), 1.0);
+        p.insert("m".into(), 1e7);
+        assert!(Westwood::create_re(&p).err().unwrap().contains("tau / m"));
+        p.insert("m".into(), 1e6);
+        assert!(Westwood::create_re(&p).is_ok(), "1 µs is allowed");
     }
 }

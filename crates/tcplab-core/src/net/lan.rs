@@ -123,8 +123,9 @@ impl Lan {
         let bytes = self.ifaces[i as usize].queue.front().expect("head frame").1;
         let tx = self.tx_time(bytes);
         self.transmitting = Some(i);
-        self.ifaces[i as usize].busy_ns += tx;
-        now + tx
+        let f = &mut self.ifaces[i as usize];
+        f.busy_ns = f.busy_ns.saturating_add(tx);
+        now.saturating_add(tx)
     }
 
     /// The frame on the channel finished its transmission at `now`.
@@ -143,7 +144,7 @@ impl Lan {
             f.in_system -= 1;
             None
         } else {
-            Some(now + self.delay)
+            Some(now.saturating_add(self.delay))
         };
         // Global FIFO over the heads: the head that arrived there first goes next.
         let next = self

@@ -88,16 +88,16 @@ impl LinkDir {
         }
         let tx = self.tx_time(bytes);
         let start = self.busy_until.max(now);
-        let end = start + tx;
+        let end = start.saturating_add(tx);
         self.busy_until = end;
-        self.busy_ns += tx;
+        self.busy_ns = self.busy_ns.saturating_add(tx);
         self.departures.push_back(end);
         if self.rng.bernoulli(self.loss) {
             self.drops_loss += 1;
             return Enqueue::Lost;
         }
         self.in_system += 1;
-        Enqueue::Arrives(end + self.delay)
+        Enqueue::Arrives(end.saturating_add(self.delay))
     }
 
     /// A packet reached the far end.

@@ -8,4 +8,4 @@ mod routing;
 pub use lan::{Iface, Lan, LanEnqueue, TxEnd};
 pub use link::{Enqueue, LinkDir};
 pub use pool::{Packet, PacketPool};
-pub use routing::shortest_path;
+pub use routing::{shortest_path, Interrupted, Router};

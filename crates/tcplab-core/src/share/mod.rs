@@ -87,6 +87,7 @@ pub struct StartDecision {
 #[derive(Debug, Default)]
 pub struct Sharing {
     hosts: Vec<Option<HostShare>>,
+    enabled: bool,
     pub sets: Vec<ConnSet>,
     pub intervals: intervals::Intervals,
 }
@@ -102,7 +103,7 @@ pub fn mask(addr: u32, prefix: u8) -> u32 {
 
 impl Sharing {
     pub fn new(nodes: &[NodeSpec]) -> Sharing {
-        let hosts = nodes
+        let hosts: Vec<Option<HostShare>> = nodes
             .iter()
             .map(|n| {
                 n.tcbi.as_ref().map(|t| HostShare {
@@ -117,6 +118,7 @@ impl Sharing {
             })
             .collect();
         Sharing {
+            enabled: hosts.iter().any(Option::is_some),
             hosts,
             ..Default::default()
         }
@@ -131,12 +133,14 @@ impl Sharing {
                 temporal,
                 sets: HashMap::new(),
             })],
+            enabled: true,
             ..Default::default()
         }
     }
 
+    /// Whether any host shares (asked for every flow that starts: kept, not recomputed).
     pub fn enabled(&self) -> bool {
-        self.hosts.iter().any(Option::is_some)
+        self.enabled
     }
 
     /// The set of a connection from `host` to the node with address `dst` (dotted quad),

@@ -100,7 +100,7 @@ impl Receiver {
             let echo = self.pending_ts;
             self.ack(Kind::Ack, echo, now, out);
         } else if self.delack_deadline.is_none() {
-            self.delack_deadline = Some(now + self.delack_timeout);
+            self.delack_deadline = Some(now.saturating_add(self.delack_timeout));
         }
     }
 

@@ -286,7 +286,7 @@ impl Sender {
     }
 
     fn arm(&mut self, now: Time) {
-        self.rto_deadline = Some(now + secs(self.current_rto()));
+        self.rto_deadline = Some(now.saturating_add(secs(self.current_rto())));
     }
 
     fn limit(&self) -> u64 {

@@ -62,7 +62,8 @@ impl PcapWriter {
         PcapWriter { buf, packets: 0 }
     }
 
-    pub fn record(&mut self, p: &CapturedPacket) {
+    /// Append one packet; false (nothing appended) when memory for it ran out.
+    pub fn record(&mut self, p: &CapturedPacket) -> bool {
         let udp = p.kind == Kind::Datagram;
         let l4_len: usize = if udp { 8 } else { 20 };
         let mut h = Vec::with_capacity(20 + l4_len);
@@ -96,6 +97,9 @@ impl PcapWriter {
             h.extend_from_slice(&ack.to_be_bytes());
             h.extend_from_slice(&[0x50, flags, 0xff, 0xff, 0, 0, 0, 0]);
         }
+        if self.buf.try_reserve(16 + h.len()).is_err() {
+            return false;
+        }
         let ts_sec = (p.time / 1_000_000_000) as u32;
         let ts_ns = (p.time % 1_000_000_000) as u32;
         self.buf.extend_from_slice(&ts_sec.to_le_bytes());
@@ -104,6 +108,7 @@ impl PcapWriter {
         self.buf.extend_from_slice(&u32::from(total).to_le_bytes());
         self.buf.extend_from_slice(&h);
         self.packets += 1;
+        true
     }
 }
 
