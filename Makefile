@@ -7,16 +7,16 @@ PIP := $(VENV)/bin/pip
 STAMP_DEPS := $(VENV)/.deps-stamp
 STAMP_BUILD := $(VENV)/.build-stamp
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml Cargo.lock pyproject.toml
-PY_DEPS := numpy pandas pyarrow matplotlib scipy pytest "dask[distributed]" "maturin>=1.5,<2"
+PY_DEPS := numpy pandas pyarrow matplotlib scipy pytest hypothesis "dask[distributed]" "maturin>=1.5,<2"
 
-.PHONY: all venv build run test test-rust test-python bench clean
+.PHONY: all venv build run test test-rust test-python bench fuzz clean
 
 all: build
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP_DEPS): $(PY) pyproject.toml
+$(STAMP_DEPS): $(PY) pyproject.toml Makefile
 	$(PIP) install --quiet --upgrade pip
 	$(PIP) install --quiet $(PY_DEPS)
 	touch $@
@@ -41,6 +41,10 @@ test-rust:
 
 test-python: build
 	$(VENV)/bin/pytest -q tests
+
+# Property-based tests with fresh seeds for FUZZ_MINUTES (default 10); see tests/fuzz.py.
+fuzz: build
+	$(PY) tests/fuzz.py --minutes $(or $(FUZZ_MINUTES),10)
 
 bench: build
 	$(PY) bench/bench.py

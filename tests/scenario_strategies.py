@@ -1,0 +1,240 @@
+"""Hypothesis strategies: random valid scenarios, and invalid mutations of them.
+
+The valid scenarios are small (a few nodes and flows, a few simulated seconds at a few
+Mb/s) so that hundreds run in a minute, but they reach every part of the spec: explicit
+topologies, dumbbells and LANs, every algorithm, fixed-size and bulk TCP flows with the TCP
+options, UDP sources with rate schedules, the three flow generators in both record modes,
+TCBI hosts, pcap captures and time series.
+"""
+from __future__ import annotations
+
+import copy
+
+from hypothesis import strategies as st
+
+ALGORITHMS = ["tahoe", "reno", "newreno", "westwood_be", "westwood_re", "westwood_crb", "rfs", "wpp", "esse",
+              "rfs+wpp+esse", "rfs+esse"]
+
+rates = st.sampled_from(["500kbps", "1Mbps", "2Mbps", "5Mbps", "10Mbps", 3e6, "1.5Mb/s"])
+fast_rates = st.sampled_from(["10Mbps", "20Mbps", "100Mbps", 5e7])
+delays = st.sampled_from([0, "100us", "1ms", "5ms", "20ms", 0.05])
+queues = st.integers(min_value=1, max_value=60)
+losses = st.sampled_from([0.0, 0.0, 0.001, 0.01, 0.05])
+times_in = lambda hi: st.floats(min_value=0.0, max_value=hi, allow_nan=False).map(lambda x: round(x, 3))
+
+
+@st.composite
+def tcp_options(draw) -> dict:
+    pool = {
+        "mss": st.sampled_from([200, 536, 1000, 1460]),
+        "delayed_ack": st.booleans(),
+        "init_cwnd": st.sampled_from([1, 2, 4, 10]),
+        "init_ssthresh": st.sampled_from([2, 8, 64, 1e9]),
+        "rwnd": st.sampled_from([4, 20, 64, 1e9]),
+        "dupthresh": st.integers(min_value=1, max_value=5),
+        "timestamps": st.booleans(),
+        "tick": st.sampled_from([0, "1ms", "10ms", 0.5]),
+        "handshake": st.booleans(),
+        "limited_transmit": st.booleans(),
+        "min_rto": st.sampled_from(["200ms", "1s"]),
+        "send_jitter": st.sampled_from([0, "1ms"]),
+    }
+    keys = draw(st.lists(st.sampled_from(sorted(pool)), max_size=5, unique=True))
+    return {k: draw(pool[k]) for k in keys}
+
+
+def dist(mean_hi: float):
+    return st.one_of(
+        st.builds(lambda v: {"dist": "constant", "value": v}, st.floats(1, mean_hi).map(lambda x: round(x, 2))),
+        st.builds(lambda m: {"dist": "exponential", "mean": m}, st.floats(0.5, mean_hi).map(lambda x: round(x, 2))),
+        st.builds(lambda s, c: {"dist": "pareto", "shape": s, "scale": c},
+                  st.sampled_from([1.2, 1.5, 2.5]), st.sampled_from([1.0, 2.0, 5.0])),
+        st.builds(lambda lo, w: {"dist": "uniform", "low": lo, "high": lo + w},
+                  st.sampled_from([1.0, 2.0]), st.sampled_from([0.0, 3.0, 10.0])),
+    )
+
+
+@st.composite
+def topology(draw) -> tuple[dict, list[str]]:
+    """Nodes, links (and LANs) as a spec fragment, and the names of the hosts."""
+    kind = draw(st.sampled_from(["dumbbell", "chain", "lan", "dumbbell+lan"]))
+    spec: dict = {}
+    hosts: list[str] = []
+    if kind.startswith("dumbbell"):
+        pairs = draw(st.integers(1, 4))
+        access_delay = draw(st.one_of(delays, st.lists(delays, min_size=pairs, max_size=pairs)))
+        spec["dumbbell"] = {
+            "pairs": pairs,
+            "bottleneck": {"rate": draw(rates), "delay": draw(delays), "queue": draw(queues), "loss": draw(losses)},
+            "access": {"rate": draw(fast_rates), "delay": access_delay, "queue": draw(st.integers(5, 200))},
+        }
+        hosts = [f"s{i}" for i in range(pairs)] + [f"d{i}" for i in range(pairs)]
+    if kind == "chain":
+        routers = [f"r{i}" for i in range(draw(st.integers(1, 3)))]
+        hosts = [f"h{i}" for i in range(draw(st.integers(2, 5)))]
+        spec["nodes"] = [{"name": r, "kind": "router"} for r in routers] + [{"name": h} for h in hosts]
+        links = []
+        for a, b in zip(routers, routers[1:]):
+            links.append({"a": a, "b": b, "rate": draw(rates), "delay": draw(delays), "queue": draw(queues)})
+        for h in hosts:
+            link = {"a": h, "b": draw(st.sampled_from(routers)), "rate": draw(fast_rates), "delay": draw(delays)}
+            if draw(st.booleans()):
+                link["loss_ab"] = draw(losses)
+            if draw(st.booleans()):
+                link["queue_ba"] = draw(queues)
+            links.append(link)
+        if len(routers) >= 2 and draw(st.booleans()):  # a parallel path with another cost
+            links.append({"a": routers[0], "b": routers[-1], "rate": draw(rates), "delay": draw(delays),
+                          "cost": draw(st.sampled_from([1, 2.5, 10]))})
+        spec["links"] = links
+    if kind.endswith("lan"):
+        members = [f"m{i}" for i in range(draw(st.integers(2, 4)))]
+        spec.setdefault("nodes", []).extend({"name": m} for m in members)
+        lan = {"name": "lan0", "members": list(members), "rate": draw(rates)}
+        if draw(st.booleans()):
+            lan["queue"] = draw(queues)
+        if draw(st.booleans()):
+            lan["loss"] = draw(losses)
+        if kind == "dumbbell+lan":
+            lan["members"].append("r1")
+        spec["lans"] = [lan]
+        hosts += members
+    if draw(st.booleans()):  # TCBI on one host
+        host = draw(st.sampled_from(hosts))
+        tcbi = {"controller": draw(st.sampled_from(["none", "mv", "fs"])), "prefix": draw(st.sampled_from([0, 24, 32]))}
+        if draw(st.booleans()):
+            tcbi["temporal"] = {"lifetime": draw(st.sampled_from(["1s", "600s"]))}
+        nodes = spec.setdefault("nodes", [])
+        entry = next((n for n in nodes if n["name"] == host), None)
+        if entry is None:
+            if "dumbbell" in spec:  # dumbbell hosts cannot be redeclared: put TCBI on a new host
+                host = "t0"
+                nodes.append({"name": host, "tcbi": tcbi})
+                spec.setdefault("links", []).append({"a": host, "b": "r1", "rate": "100Mbps", "delay": "1ms"})
+                hosts.append(host)
+        else:
+            entry["tcbi"] = tcbi
+    return spec, hosts
+
+
+@st.composite
+def flows(draw, hosts: list[str], duration: float) -> list[dict]:
+    out = []
+    for _ in range(draw(st.integers(0, 4))):
+        src, dst = draw(st.lists(st.sampled_from(hosts), min_size=2, max_size=2, unique=True))
+        f: dict = {"src": src, "dst": dst}
+        if draw(st.integers(0, 5)) == 0:
+            f.update(transport="udp", packet=draw(st.sampled_from([64, 500, 1000])))
+            if draw(st.booleans()):
+                f["rate"] = draw(rates)
+            else:
+                f["rate_schedule"] = [{"at": 0, "rate": 0}, {"at": round(duration / 3, 3), "rate": draw(rates)},
+                                      {"at": round(2 * duration / 3, 3), "rate": 0}]
+        else:
+            f["cc"] = draw(st.sampled_from(ALGORITHMS))
+            if draw(st.booleans()):
+                f["size"] = draw(st.integers(1, 300))
+            opts = draw(tcp_options())
+            if opts:
+                f["tcp"] = opts
+            if draw(st.integers(0, 4)) == 0:
+                f["switch"] = [{"at": round(duration / 2, 3), "cc": draw(st.sampled_from(ALGORITHMS[:6]))}]
+        f["start"] = draw(times_in(duration * 0.9))
+        if draw(st.integers(0, 3)) == 0:
+            f["stop"] = round(f["start"] + 0.001 + draw(times_in(duration)), 3)
+        out.append(f)
+    return out
+
+
+@st.composite
+def generators(draw, hosts: list[str], duration: float) -> list[dict]:
+    out = []
+    for k in range(draw(st.integers(0, 2))):
+        src, dst = draw(st.lists(st.sampled_from(hosts), min_size=2, max_size=2, unique=True))
+        kind = draw(st.sampled_from(["poisson", "closed", "sessions"]))
+        g: dict = {"name": f"g{k}", "kind": kind, "src": src, "dst": dst, "size": draw(dist(40.0)),
+                   "record": draw(st.sampled_from(["flows", "summary"])), "cc": draw(st.sampled_from(ALGORITHMS))}
+        if kind == "poisson":
+            g["rate"] = draw(st.sampled_from([0.5, 2.0, 10.0]))
+        elif kind == "closed":
+            g["think"] = draw(dist(1.0))
+        else:
+            g.update(pages=draw(dist(4.0)), reading=draw(dist(1.0)), session_gap=draw(dist(2.0)))
+        if draw(st.booleans()):
+            g["stop"] = round(duration / 2, 3)
+        if draw(st.booleans()):
+            g["max_flows"] = draw(st.integers(1, 50))
+        out.append(g)
+    return out
+
+
+@st.composite
+def valid_scenarios(draw) -> dict:
+    duration = draw(st.sampled_from([0.5, 1.0, 2.0, 4.0]))
+    spec, hosts = draw(topology())
+    spec["sim"] = {"duration": duration}
+    if draw(st.booleans()):
+        spec["sim"]["sample_interval"] = draw(st.sampled_from([0.01, 0.1, "250ms"]))
+    fl = draw(flows(hosts, duration))
+    if fl:
+        spec["flows"] = fl
+    gens = draw(generators(hosts, duration))
+    if gens:
+        spec["generators"] = gens
+    if spec.get("links") and draw(st.booleans()):
+        link = draw(st.sampled_from(spec["links"]))
+        spec["pcap"] = [{"a": link["a"], "b": link["b"]}]
+    elif "dumbbell" in spec and draw(st.booleans()):
+        spec["pcap"] = [{"a": "r1", "b": "r2"}]
+    return spec
+
+
+# ------------------------------------------------------------------ invalid mutations
+
+BAD_VALUES = [
+    -1, -1e-9, 0, 2.5, 1e19, 2**64, 1e300, -1e300, 1e-300, float("nan"), float("inf"), float("-inf"),
+    "", "x", "-5ms", "1e400s", "10MB/s", "10furlongs", "1e-300bps", "nan", "\x00", "a/b", "../../x", "é" * 200,
+    True, None, [], [1, 2], {}, {"zzz": 1}, [[1]], {"dist": "constant", "value": -1},
+]
+
+
+def paths(node, prefix=()):
+    """Every (path, value) in a spec, containers included."""
+    yield prefix, node
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from paths(v, prefix + (k,))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from paths(v, prefix + (i,))
+
+
+def set_path(spec, path, value):
+    node = spec
+    for p in path[:-1]:
+        node = node[p]
+    if value is None and isinstance(node, dict):
+        del node[path[-1]]
+    else:
+        node[path[-1]] = value
+
+
+@st.composite
+def mutated_scenarios(draw) -> tuple[dict, str]:
+    """A valid scenario with one field replaced by a suspicious value, a field removed, or an
+    unknown field added; and a description of the mutation."""
+    spec = copy.deepcopy(draw(valid_scenarios()))
+    candidates = [p for p, _ in paths(spec) if p]
+    path = draw(st.sampled_from(candidates))
+    how = draw(st.sampled_from(["replace", "replace", "replace", "unknown_key"]))
+    if how == "unknown_key":
+        parent = spec
+        for p in path[:-1]:
+            parent = parent[p]
+        target = parent[path[-1]] if isinstance(parent[path[-1]], dict) else parent
+        if isinstance(target, dict):
+            target["zz_unknown"] = 1
+            return spec, f"unknown key beside {'.'.join(map(str, path))}"
+    value = draw(st.sampled_from(BAD_VALUES))
+    set_path(spec, path, copy.deepcopy(value))
+    return spec, f"{'.'.join(map(str, path))} = {value!r}"
