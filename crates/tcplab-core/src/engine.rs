@@ -992,6 +992,42 @@ impl World {
     /// Put the segments an endpoint of flow `f` produced onto the network, then make sure
     /// the flow's timers have events.
     fn emit(&mut self, now: Time, f: u32, out: &mut Vec<Tx>) {
+        loop {
+            self.inject(now, f, out);
+            let sender = &mut self.flows[f as usize].sender;
+            if !std::mem::take(&mut sender.burst_pending) {
+                break;
+            }
+            sender.try_send(now, out);
+        }
+        let fl = &mut self.flows[f as usize];
+        if !fl.completion_seen && fl.sender.stats.completion.is_some() {
+            fl.completion_seen = true;
+            self.set_active(f, false);
+            self.tcbi_leave(now, f);
+            let fl = &mut self.flows[f as usize];
+            if let Some(g) = fl.generator {
+                self.count_generated_flow(f, g);
+                self.generated_flow_done(now, g);
+            }
+        }
+        let fl = &mut self.flows[f as usize];
+        if let Some(d) = fl.sender.rto_deadline {
+            if fl.rto_event.is_none_or(|e| e > d) {
+                fl.rto_event = Some(d);
+                self.q.schedule(d, Ev::Rto(f));
+            }
+        }
+        if let Some(d) = fl.receiver.delack_deadline {
+            if fl.delack_event.is_none_or(|e| e > d) {
+                fl.delack_event = Some(d);
+                self.q.schedule(d, Ev::DelAck(f));
+            }
+        }
+    }
+
+    /// Turn the segments in `out` into packets on their first hop.
+    fn inject(&mut self, now: Time, f: u32, out: &mut Vec<Tx>) {
         for tx in out.drain(..) {
             let fl = &self.flows[f as usize];
             let size = match tx.kind {
@@ -1019,30 +1055,6 @@ impl World {
                 continue;
             }
             self.offer(now, first, p);
-        }
-        let fl = &mut self.flows[f as usize];
-        if !fl.completion_seen && fl.sender.stats.completion.is_some() {
-            fl.completion_seen = true;
-            self.set_active(f, false);
-            self.tcbi_leave(now, f);
-            let fl = &mut self.flows[f as usize];
-            if let Some(g) = fl.generator {
-                self.count_generated_flow(f, g);
-                self.generated_flow_done(now, g);
-            }
-        }
-        let fl = &mut self.flows[f as usize];
-        if let Some(d) = fl.sender.rto_deadline {
-            if fl.rto_event.is_none_or(|e| e > d) {
-                fl.rto_event = Some(d);
-                self.q.schedule(d, Ev::Rto(f));
-            }
-        }
-        if let Some(d) = fl.receiver.delack_deadline {
-            if fl.delack_event.is_none_or(|e| e > d) {
-                fl.delack_event = Some(d);
-                self.q.schedule(d, Ev::DelAck(f));
-            }
         }
     }
 

@@ -191,8 +191,10 @@ fn a_link_too_slow_for_the_time_range_carries_nothing() {
 fn a_udp_source_with_a_huge_packet_gap_does_not_loop_forever() {
     // A rate step of 1e-300 bit/s: the gap to the next packet is not representable (the
     // clock used to stay where it was, the run never ended).
-    let spec = one_link(serde_json::json!({"transport": "udp", "packet": 1000,
-        "rate_schedule": [{"at": 1, "rate": "1Mbps"}, {"at": 2, "rate": 1e-300}]}));
+    // (Validation now refuses such a rate: the step is set on the validated spec.)
+    let mut spec = one_link(serde_json::json!({"transport": "udp", "packet": 1000,
+        "rate_schedule": [{"at": 1, "rate": "1Mbps"}, {"at": 2, "rate": "1Mbps"}]}));
+    spec.flows[0].rate_schedule.as_mut().unwrap()[1].rate = 1e-300;
     let mut w = run_engine(spec);
     let sent = flows_of(&mut w).f64s("segments_sent")[0];
     // 1 Mb/s of 1000-byte packets for 1 s, then at most the one packet sent at the step
@@ -233,6 +235,24 @@ fn fair_share_restarts_with_the_default_receiver_window_need_no_huge_allocation(
         let n = |name: &str| strs(&out.events, "event").iter().filter(|e| *e == name).count();
         assert!(n("rfs_window") + n("esse_exit") > 0, "{error}: the estimate was drawn");
     }
+}
+
+#[test]
+fn a_window_of_a_million_segments_leaves_at_once_in_bounded_memory() {
+    // init_cwnd at its validation limit: the burst is offered to the first link at time 0
+    // in chunks; all but the queue's 10 packets are dropped there at once (the run ends
+    // before the first ACK can return).
+    let spec = serde_json::json!({
+        "sim": {"duration": 0.0015},
+        "nodes": [{"name": "a"}, {"name": "b"}],
+        "links": [{"a": "a", "b": "b", "rate": "1Gbps", "delay": "1ms", "queue": 10}],
+        "flows": [{"src": "a", "dst": "b", "tcp": {"init_cwnd": 1e6}}]
+    });
+    let out = run(&spec, 1);
+    let link = |c: &str| out.links.f64s(c)[0];
+    assert_eq!(link("arrivals"), 1e6);
+    assert_eq!(link("drops_queue"), 1e6 - 10.0);
+    assert_eq!(out.flows.f64s("segments_sent")[0], 1e6);
 }
 
 #[test]

@@ -97,7 +97,15 @@ pub struct Sender {
     /// Initial control block given from outside (TCBI), applied by `start` after the
     /// algorithm's `init`.
     preset: Option<Preset>,
+    /// `try_send` stopped at [`MAX_BURST`] with more of the window to send: the caller
+    /// drains the output and calls `try_send` again at the same instant.
+    pub burst_pending: bool,
 }
+
+/// Segments `try_send` emits per call. A window may be far larger (a share estimate drawn
+/// up to rwnd = 1e9 segments): its burst leaves in chunks at the same instant and in the
+/// same order, so the output buffer, not the window, bounds the memory.
+pub const MAX_BURST: u64 = 1 << 16;
 
 /// Initial values a connection starts with instead of the standard ones (set by the TCBI
 /// sharing service through the backplane, never by an algorithm).
@@ -153,6 +161,7 @@ impl Sender {
             stats: SenderStats::default(),
             events: Vec::new(),
             preset: None,
+            burst_pending: false,
         }
     }
 
@@ -319,7 +328,13 @@ impl Sender {
         let wnd = self.st.window().max(1.0) as u64;
         let limit = self.limit();
         let mut sent = false;
-        while self.snd_nxt < limit && self.snd_nxt < self.snd_una + wnd {
+        let mut room = MAX_BURST;
+        while self.snd_nxt < limit && self.snd_nxt < self.snd_una.saturating_add(wnd) {
+            if room == 0 {
+                self.burst_pending = true;
+                break;
+            }
+            room -= 1;
             let seq = self.snd_nxt;
             self.emit_data(seq, now, out);
             self.snd_nxt += 1;
@@ -726,6 +741,27 @@ mod tests {
         assert_eq!(s.st.cwnd, 5.0, "full ACK sets cwnd to ssthresh");
         assert_eq!(s.stats.retransmits, 2);
         assert_eq!(s.stats.timeouts, 0);
+    }
+
+    #[test]
+    fn a_window_larger_than_a_burst_leaves_in_chunks_in_order() {
+        let w = 2 * MAX_BURST + 5;
+        let mut out = vec![];
+        let mut s = started("newreno", w as f64, &mut out);
+        assert_eq!(out.len() as u64, MAX_BURST);
+        assert!(s.burst_pending, "the rest of the window is pending");
+        let mut all = seqs(&out);
+        while std::mem::take(&mut s.burst_pending) {
+            out.clear();
+            s.try_send(0, &mut out);
+            assert!(out.len() as u64 <= MAX_BURST);
+            all.extend(seqs(&out));
+        }
+        assert_eq!(all, (0..w).collect::<Vec<_>>());
+        assert_eq!((s.snd_nxt, s.st.flight), (w, w));
+        out.clear();
+        s.try_send(0, &mut out);
+        assert!(out.is_empty() && !s.burst_pending, "nothing more until an ACK");
     }
 
     #[test]
