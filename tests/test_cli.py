@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 import tcplab
+from cli_support import TINY, main, one_line_error
 
 ROOT = Path(__file__).resolve().parent.parent
 TCPLAB = [sys.executable, "-m", "tcplab.cli"]
@@ -114,23 +115,6 @@ def test_reproduce_passes_its_options_to_the_sweep(monkeypatch, capsys):
     assert seen == dict(names=["a", "b"], size="full", jobs=3, scheduler="tcp://h:1", out="O", retry_failed=True,
                         connect_timeout=2.5, force=True)
     assert "R/index.html" in capsys.readouterr().out
-
-
-TINY = ('[sim]\nduration = 1\n[[nodes]]\nname = "a"\n[[nodes]]\nname = "b"\n'
-        '[[links]]\na = "a"\nb = "b"\nrate = "1Mbps"\ndelay = "10ms"\n[[flows]]\nsrc = "a"\ndst = "b"\n')
-
-
-def main(capsys, *argv):
-    """Run the command in this process: (exit status, stdout, stderr)."""
-    from tcplab import cli as tcli
-
-    status = tcli.main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return status, out, err
-
-
-def one_line_error(err: str) -> bool:
-    return err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err
 
 
 def test_unreadable_scenario_files_get_one_line(tmp_path, capsys):

@@ -17,9 +17,8 @@ import pytest
 import tcplab
 from tcplab import OutputError, OutputRefused, outdir
 from tcplab.outdir import MARKER
+from cli_support import TINY, main, one_line_error
 
-TINY = ('[sim]\nduration = 1\n[[nodes]]\nname = "a"\n[[nodes]]\nname = "b"\n'
-        '[[links]]\na = "a"\nb = "b"\nrate = "1Mbps"\ndelay = "10ms"\n[[flows]]\nsrc = "a"\ndst = "b"\n')
 SPEC = {"sim": {"duration": 1}, "nodes": [{"name": "a"}, {"name": "b"}],
         "links": [{"a": "a", "b": "b", "rate": 1e6, "delay": 0.01}], "flows": [{"src": "a", "dst": "b"}]}
 
@@ -32,18 +31,6 @@ def res():
 def tree(d: Path) -> dict:
     """Every file under d with its bytes."""
     return {str(p.relative_to(d)): p.read_bytes() for p in sorted(d.rglob("*")) if p.is_file()}
-
-
-def main(capsys, *argv):
-    from tcplab import cli
-
-    status = cli.main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return status, out, err
-
-
-def one_line_error(err: str) -> bool:
-    return err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err
 
 
 def test_a_directory_tcplab_did_not_write_is_refused_and_left_untouched(tmp_path, res):
