@@ -215,3 +215,25 @@ def test_plot_without_time_series_is_refused_before_the_run(tmp_path, capsys):
     status, out, err = main(capsys, "run", s, "--plot", "--out", tmp_path / "o")
     assert status == 2 and out == "" and err == "error: --plot needs time series: set sim.sample_interval in the scenario\n"
     assert not (tmp_path / "o").exists()
+
+
+def test_the_terminal_summary_of_a_large_run_is_bounded_and_keeps_the_busiest_links():
+    from tcplab.cli import summary_text
+
+    spec = {"sim": {"duration": 0.5},
+            "dumbbell": {"pairs": 30, "bottleneck": {"rate": "10Mbps", "delay": "5ms", "queue": 50},
+                         "access": {"rate": "100Mbps", "delay": "1ms"}},
+            "flows": [{"name": "f{i}", "src": "s{i}", "dst": "d{i}", "count": 30}]}
+    res = tcplab.run(spec, seed=1)
+    text = summary_text(res, limit=25)
+    lines = text.splitlines()
+    assert [ln.split()[0] for ln in lines[2:27]] == [f"f{i}" for i in range(25)]
+    assert lines[27] == "... and 5 more flows (all of them are in flows.parquet)"
+    busy = res.links[res.links["arrivals"] > 0]
+    shown = [ln.split()[0] for ln in lines if ln.strip() and "->" in ln.split()[0]]
+    assert len(shown) == 25 and "r1->r2" in shown
+    assert f"... and {len(busy) - 25} more links that carried packets" in text
+    least_shown = min(busy.set_index(busy["src"] + "->" + busy["dst"]).loc[shown, "arrivals"])
+    hidden = busy[~(busy["src"] + "->" + busy["dst"]).isin(shown)]
+    assert (hidden["arrivals"] <= least_shown).all()
+    assert " more " not in summary_text(res, limit=200)

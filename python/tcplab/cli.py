@@ -28,20 +28,34 @@ def _fmt_table(rows: list[list[str]], header: list[str]) -> str:
     return "\n".join([line(header), line(["-" * w for w in widths])] + [line(r) for r in rows])
 
 
-def _rows(table, columns: list[str]):
-    """The rows of a result table, which may be empty, with or without columns."""
+def _rows(table, columns: list[str], limit: int, keep=None, busiest: str | None = None):
+    """Up to ``limit`` rows of a result table (which may be empty, with or without columns)
+    as records, and how many more there are. ``keep`` filters the rows; with more rows than
+    the limit, ``busiest`` picks those with the largest values of that column (in table
+    order)."""
     if table is None or table.empty or not set(columns) <= set(table.columns):
-        return []
-    return [r for _, r in table.iterrows()]
+        return [], 0
+    if keep is not None:
+        table = table[keep(table)]
+    more = max(0, len(table) - limit)
+    if more and busiest is not None:
+        table = table.loc[table[busiest].nlargest(limit, keep="first").index.sort_values()]
+    return table.head(limit)[columns].to_dict("records"), more
 
+
+# A terminal summary stays readable (and fast) for a million flows: the tables hold the rest.
+SUMMARY_ROWS = 25
 
 _FLOW_COLUMNS = ["name", "cc_final", "transport", "goodput_bps", "segments_sent", "retransmits",
                  "fast_retransmits", "timeouts", "completion_time"]
 _LINK_COLUMNS = ["src", "dst", "rate_bps", "utilisation", "arrivals", "drops_queue", "drops_loss"]
 
 
-def summary_text(res) -> str:
-    """Per-flow and per-link summary tables of one run (a table without rows is left out)."""
+def summary_text(res, limit: int = SUMMARY_ROWS) -> str:
+    """Per-flow and per-link summary tables of one run (a table without rows is left out):
+    the first ``limit`` flows and the ``limit`` busiest links, with a line saying how many
+    more are in the results."""
+    flows, more_flows = _rows(res.flows, _FLOW_COLUMNS, limit)
     rows = [
         [
             r["name"],
@@ -53,11 +67,15 @@ def summary_text(res) -> str:
             int(r["timeouts"]),
             "-" if r["completion_time"] != r["completion_time"] else f"{r['completion_time']:.3f}",
         ]
-        for r in _rows(res.flows, _FLOW_COLUMNS)
+        for r in flows
     ]
     out = []
     if rows:
-        out += [_fmt_table(rows, ["flow", "cc", "goodput Mb/s", "sent", "retx", "fast retx", "timeouts", "done s"]), ""]
+        out += [_fmt_table(rows, ["flow", "cc", "goodput Mb/s", "sent", "retx", "fast retx", "timeouts", "done s"])]
+        if more_flows:
+            out.append(f"... and {more_flows} more flows (all of them are in flows.parquet)")
+        out.append("")
+    links, more_links = _rows(res.links, _LINK_COLUMNS, limit, keep=lambda t: t["arrivals"] > 0, busiest="arrivals")
     lrows = [
         [
             f"{r['src']}->{r['dst']}",
@@ -67,11 +85,14 @@ def summary_text(res) -> str:
             int(r["drops_queue"]),
             int(r["drops_loss"]),
         ]
-        for r in _rows(res.links, _LINK_COLUMNS)
-        if r["arrivals"] > 0
+        for r in links
     ]
     if lrows:
-        out += [_fmt_table(lrows, ["link", "Mb/s", "util %", "packets", "queue drops", "loss drops"]), ""]
+        out += [_fmt_table(lrows, ["link", "Mb/s", "util %", "packets", "queue drops", "loss drops"])]
+        if more_links:
+            out.append(f"... and {more_links} more links that carried packets, less than these "
+                       "(all of them are in links.parquet)")
+        out.append("")
     s = res.summary
     out.append(
         f"seed {s['seed']}, {s['duration']:g} s simulated, {s['events']} events, "
