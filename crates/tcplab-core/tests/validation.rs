@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 use std::time::Instant;
 use tcplab_core::scenario::limits::*;
-use tcplab_core::scenario::{memory, parse, Spec, SpecError, DEFAULT_MEMORY_LIMIT};
+use tcplab_core::scenario::{default_memory_limit, memory, parse, Spec, SpecError};
 
 fn base() -> Value {
     json!({
@@ -254,22 +254,34 @@ fn a_spec_estimated_above_the_memory_limit_is_refused_with_the_estimate() {
     set(&mut v, "/flows/0/start", json!(0));
     set(&mut v, "/sim/duration", json!(100));
     set(&mut v, "/sim/sample_interval", json!("1ms"));
+    set(&mut v, "/sim/memory_limit", json!("16GiB"));
     let e = error(&v);
     assert!(e.starts_with("sim.memory_limit: this run needs an estimated "), "{e}");
     assert!(
         e.contains("samples") && e.contains("limit of 16.0 GiB") && e.contains("memory_limit = \""),
         "{e}"
     );
+    // Without a limit in the spec, the machine's physical memory is the limit.
+    let mut huge = v.clone();
+    huge["sim"].as_object_mut().unwrap().remove("memory_limit");
+    set(&mut huge, "/sim/sample_interval", json!("20us"));
+    let e = error(&huge);
+    let limit = memory::human(default_memory_limit() as f64);
+    assert!(e.contains(&format!("limit of {limit};")), "{e}");
+    if let Ok(text) = std::fs::read_to_string("/proc/meminfo") {
+        let kib: u64 = text.lines().next().unwrap().split_whitespace().nth(1).unwrap().parse().unwrap();
+        assert_eq!(default_memory_limit(), kib * 1024, "MemTotal is the default");
+    }
     // the limit can be raised, as the message says; the estimate is what refused it
     let spec = {
         set(&mut v, "/sim/memory_limit", json!("1TiB"));
         parse_v(&v).unwrap()
     };
     let estimate = memory::estimate(&spec).bytes;
-    assert!(estimate > DEFAULT_MEMORY_LIMIT as f64 && estimate < (1u64 << 40) as f64);
-    assert_eq!(spec.sim.memory_limit, 1 << 40);
+    assert!(estimate > (16u64 << 30) as f64 && estimate < (1u64 << 40) as f64);
+    assert_eq!(spec.sim.memory_limit, Some(1 << 40));
     set(&mut v, "/sim/memory_limit", json!(16e12));
-    assert_eq!(parse_v(&v).unwrap().sim.memory_limit, 16_000_000_000_000);
+    assert_eq!(parse_v(&v).unwrap().sim.memory_limit, Some(16_000_000_000_000));
     // and lowered
     let v = with("/sim/memory_limit", json!("1MB"));
     assert!(error(&v).starts_with("sim.memory_limit: this run needs an estimated "));
@@ -588,7 +600,7 @@ fn check_limits(s: &Spec) -> Result<(), String> {
     if !(time_ok(s.sim.duration) && s.sim.duration > 0.0 && time_ok(s.sim.sample_interval)) {
         return fail(format!("sim {:?}", s.sim));
     }
-    if memory::estimate(s).bytes > s.sim.memory_limit as f64 {
+    if memory::estimate(s).bytes > s.sim.memory_limit.unwrap_or_else(default_memory_limit) as f64 {
         return fail("estimate above the limit".into());
     }
     for n in &s.nodes {

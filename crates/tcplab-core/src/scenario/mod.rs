@@ -318,22 +318,29 @@ pub struct SimSpec {
     pub duration: f64,
     pub sample_interval: f64,
     pub seed: u64,
-    /// Bytes a run may be estimated to need (see `memory`). Left out of the normalised
-    /// form when it is the default, so that the normalised form of a spec that does not
-    /// set it is unchanged.
-    #[serde(default = "default_memory_limit", skip_serializing_if = "is_default_memory_limit")]
-    pub memory_limit: u64,
+    /// Bytes a run may be estimated to need (see `memory`); absent: the machine's physical
+    /// memory ([`default_memory_limit`]). Left out of the normalised form when absent, so
+    /// that the normalised form of a spec that does not set it is unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_limit: Option<u64>,
+}
+
+/// The limit when the spec sets none: the machine's physical memory (Linux:
+/// `/proc/meminfo`), or 16 GiB where it cannot be read. The estimate guards against runs
+/// that cannot fit on this machine, so the machine sets the default.
+pub fn default_memory_limit() -> u64 {
+    static LIMIT: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *LIMIT.get_or_init(|| physical_memory().unwrap_or(FALLBACK_MEMORY_LIMIT))
 }
 
 /// 16 GiB.
-pub const DEFAULT_MEMORY_LIMIT: u64 = 16 << 30;
+pub const FALLBACK_MEMORY_LIMIT: u64 = 16 << 30;
 
-fn default_memory_limit() -> u64 {
-    DEFAULT_MEMORY_LIMIT
-}
-
-fn is_default_memory_limit(x: &u64) -> bool {
-    *x == DEFAULT_MEMORY_LIMIT
+fn physical_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.trim_start_matches("MemTotal:").trim().strip_suffix("kB")?.trim().parse().ok()?;
+    kib.checked_mul(1024).filter(|&b| b > 0)
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -569,7 +576,7 @@ pub fn parse(spec_json: &str) -> Result<Spec, SpecError> {
 /// Refuse a spec whose estimated memory exceeds `sim.memory_limit`.
 fn check_memory(spec: &Spec) -> Result<(), SpecError> {
     let e = memory::estimate(spec);
-    let limit = spec.sim.memory_limit as f64;
+    let limit = spec.sim.memory_limit.unwrap_or_else(default_memory_limit) as f64;
     if e.bytes <= limit {
         return Ok(());
     }
@@ -611,8 +618,8 @@ fn normalise(raw: RawSpec) -> Result<Spec, SpecError> {
         _ => 1,
     };
     let memory_limit = match &raw.sim.memory_limit {
-        Some(v) if !v.is_null() => memory_limit("sim.memory_limit", v)?,
-        _ => DEFAULT_MEMORY_LIMIT,
+        Some(v) if !v.is_null() => Some(memory_limit("sim.memory_limit", v)?),
+        _ => None,
     };
     let sim = SimSpec {
         duration,
