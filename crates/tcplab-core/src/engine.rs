@@ -1413,7 +1413,7 @@ impl World {
             links.u("drops_queue", l.drops_queue);
             links.u("drops_loss", l.drops_loss);
             links.u("in_system", l.in_system);
-            let busy = to_secs(l.busy_ns);
+            let busy = to_secs(l.busy_until_end(self.end));
             links.f("busy_time", busy);
             links.f("utilisation", (busy / dur).min(1.0));
         }

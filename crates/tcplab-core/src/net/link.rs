@@ -79,6 +79,14 @@ impl LinkDir {
         self.departures.len()
     }
 
+    /// Nanoseconds spent transmitting up to `end`. `busy_ns` counts a packet's whole
+    /// transmission when it is accepted; the link is busy without a gap from the start of
+    /// its current busy period until `busy_until`, so what lies beyond `end` is exactly
+    /// `busy_until - end` (for an `end` at or after the last `enqueue`, as the end of a run).
+    pub fn busy_until_end(&self, end: Time) -> u64 {
+        self.busy_ns - self.busy_until.saturating_sub(end).min(self.busy_ns)
+    }
+
     /// Offer a packet of `bytes` at `now`.
     pub fn enqueue(&mut self, now: Time, bytes: u32) -> Enqueue {
         self.arrivals += 1;
@@ -127,6 +135,20 @@ mod tests {
         assert_eq!(l.occupancy(1_000_000), 2);
         assert_eq!(l.enqueue(1_000_000, 500), Enqueue::Arrives(3_500_000 + 5_000_000));
         assert_eq!((l.arrivals, l.drops_queue), (5, 1));
+    }
+
+    #[test]
+    fn busy_time_counts_only_transmission_before_the_end() {
+        let mut l = link(10, 0.0);
+        // Busy 0-1 ms, idle, then 4-7 ms (three packets back to back from 4 ms).
+        l.enqueue(0, 1000);
+        for _ in 0..3 {
+            l.enqueue(4_000_000, 1000);
+        }
+        assert_eq!(l.busy_until_end(10_000_000), 4_000_000, "everything before the end");
+        assert_eq!(l.busy_until_end(7_000_000), 4_000_000);
+        assert_eq!(l.busy_until_end(5_500_000), 2_500_000, "1 ms + 1.5 ms of the busy period");
+        assert_eq!(l.busy_until_end(4_000_000), 1_000_000, "the backlog from 4 ms is not counted");
     }
 
     #[test]
