@@ -257,3 +257,26 @@ def test_stale_temporary_failure_records_are_removed_by_the_next_sweep(tmp_path)
     execute([], store, progress=False)
     assert not stale.exists() and live.exists() and fresh.exists() and other.exists()
     assert store.status(key) is None
+
+
+def test_a_failed_analysis_is_listed_and_exits_1_after_the_report(tmp_path, monkeypatch, capfd):
+    name = "tiny_broken_analysis"
+
+    def plan(size):
+        def analyse(done):
+            raise ZeroDivisionError("the fit had no points")
+
+        return Plan(tiny_runs()[:1], analyse)
+
+    ex.get("dumbbell_newreno")
+    ex.experiment(name, "an analysis that raises")(plan)
+    try:
+        assert cli.main(["reproduce", name, "--out", str(tmp_path / "out"), "--jobs", "1"]) == 1
+    finally:
+        ex.REGISTRY.pop(name)
+    err = capfd.readouterr().err
+    assert ("1 analysis(es) failed:\n  tiny_broken_analysis: ZeroDivisionError: the fit had no points "
+            "(the traceback is on its report page)\n") in err
+    assert "Traceback" not in err
+    page = (tmp_path / "out" / "report" / "index.html").read_text()
+    assert "The analysis failed" in page and "the fit had no points" in page

@@ -46,11 +46,14 @@ class SweepEnvironmentError(RuntimeError):
 
 
 class RunsFailed(Exception):
-    """Raised by `reproduce` once it has written the report, when runs failed: `failures` are
-    (experiment, params, seed, error), already listed on stderr one line each."""
+    """Raised by `reproduce` once it has written the report, when runs failed or an
+    experiment's analysis failed: `failures` are (experiment, params, seed, error) and
+    `analysis_failures` (experiment, error), already listed on stderr one line each."""
 
-    def __init__(self, report: Path, failures: list):
-        super().__init__(f"{len(failures)} run(s) failed; the report of the others is {report}")
+    def __init__(self, report: Path, failures: list, analysis_failures: list | None = None):
+        self.analysis_failures = analysis_failures or []
+        super().__init__(f"{len(failures)} run(s) and {len(self.analysis_failures)} analysis(es) failed; "
+                         f"the report of the rest is {report}")
         self.report, self.failures = report, failures
 
 
@@ -58,6 +61,7 @@ class RunsFailed(Exception):
 class SweepReport:
     done: list = field(default_factory=list)  # (Run, key), in the order of the runs given
     failed: list = field(default_factory=list)  # (Run, key, error), in the order of the runs given
+    analysis_error: str | None = None  # set by run_experiment when the analysis raised
     reused: int = 0
     wall_seconds: float = 0.0
     environmental: set = field(default_factory=set)  # keys of failures a later sweep reruns unasked
@@ -373,6 +377,7 @@ def run_experiment(name: str, size: str = "quick", jobs: int | None = None, sche
             analysis = plan.analyse(done)
         except Exception as e:  # noqa: BLE001 - reported in the experiment's page
             error = f"{type(e).__name__}: {e}\n" + traceback.format_exc()[-2000:]
+    rep.analysis_error = error
     return write_experiment(out, exp, size, plan, rep, store, analysis, error), rep
 
 
@@ -417,17 +422,24 @@ def reproduce(names=None, size: str = "quick", jobs: int | None = None, schedule
     _check_jobs(jobs)
     claim_reproduction_root(out, force)
     dirs = []
-    failures = []
+    failures, analysis_failures = [], []
     for n in names:
         d, rep = run_experiment(n, size=size, jobs=jobs, scheduler=scheduler, out=out, retry_failed=retry_failed,
                                 worker=worker, connect_timeout=connect_timeout)
         dirs.append(d)
         failures += [(n, r.params, r.seed, err, key in rep.environmental) for r, key, err in rep.failed]
+        if rep.analysis_error:
+            analysis_failures.append((n, rep.analysis_error))
     report = write_report(dirs, Path(out) / "report", force=force)
     if failures:
         sys.stderr.write(f"{len(failures)} run(s) failed:\n")
         for n, params, seed, err, environmental in failures:
             again = "the next sweep reruns it" if environmental else "rerun it with --retry-failed"
             sys.stderr.write(f"  {n} {params} seed {seed}: {(err.splitlines() or ['failed'])[0]} ({again})\n")
-        raise RunsFailed(report, [f[:4] for f in failures])
+    if analysis_failures:
+        sys.stderr.write(f"{len(analysis_failures)} analysis(es) failed:\n")
+        for n, err in analysis_failures:
+            sys.stderr.write(f"  {n}: {(err.splitlines() or ['failed'])[0]} (the traceback is on its report page)\n")
+    if failures or analysis_failures:
+        raise RunsFailed(report, [f[:4] for f in failures], analysis_failures)
     return report
