@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import multiprocessing
 import os
 import resource
@@ -180,10 +179,6 @@ class IsolatedRunner:
     def close(self) -> None:
         self._stop()
         os.unlink(self.stderr_path)
-
-
-def finite(x: float) -> bool:
-    return isinstance(x, (int, float)) and math.isfinite(x)
 
 
 def dumps(spec: dict) -> str:

@@ -119,7 +119,9 @@ pub fn run_with_progress(
 ) -> Result<RunOutput, Error> {
     let t0 = Instant::now();
     let spec = scenario::parse(spec_json).map_err(|e| Error::Scenario(e.0))?;
-    let setup_progress = progress.as_mut().map(|p| &mut **p as &mut dyn FnMut(f64, f64, u64) -> bool);
+    let setup_progress = progress
+        .as_mut()
+        .map(|p| &mut **p as &mut dyn FnMut(f64, f64, u64) -> bool);
     let mut world = World::new_observed(spec, seed, setup_progress)?;
     let t1 = Instant::now();
     world.run_observed(wall_limit, progress).map_err(Error::Simulation)?;

@@ -1176,7 +1176,10 @@ impl World {
 
     /// The captured pcap files: (name "a-b", bytes), moved out of the world.
     pub fn pcaps(&mut self) -> Vec<(String, Vec<u8>)> {
-        self.pcaps.iter_mut().map(|(n, w)| (n.clone(), std::mem::take(&mut w.buf))).collect()
+        self.pcaps
+            .iter_mut()
+            .map(|(n, w)| (n.clone(), std::mem::take(&mut w.buf)))
+            .collect()
     }
 
     /// Room for one more round of samples (columns grow without aborting on a failed
@@ -1186,7 +1189,15 @@ impl World {
         let s = &mut self.series;
         let target = s.time.len() + rows;
         s.flow.try_reserve(rows)?;
-        for v in [&mut s.time, &mut s.cwnd, &mut s.ssthresh, &mut s.srtt, &mut s.rto, &mut s.rto_base, &mut s.flight] {
+        for v in [
+            &mut s.time,
+            &mut s.cwnd,
+            &mut s.ssthresh,
+            &mut s.srtt,
+            &mut s.rto,
+            &mut s.rto_base,
+            &mut s.flight,
+        ] {
             v.try_reserve(rows)?;
         }
         for (_, v) in &mut s.extra {
@@ -1526,10 +1537,7 @@ impl World {
                     "flow".into(),
                     Column::U64(iv.rows.iter().map(|r| r.flow as u64).collect()),
                 ),
-                (
-                    "name".into(),
-                    Column::Str(col_s(&|r| flows.name(r.flow).to_string())),
-                ),
+                ("name".into(), Column::Str(col_s(&|r| flows.name(r.flow).to_string()))),
                 (
                     "acked_bytes".into(),
                     Column::U64(iv.rows.iter().map(|r| r.acked_bytes).collect()),
@@ -1620,12 +1628,7 @@ const LINK_COLUMNS: &[(&str, Col)] = &[
     ("utilisation", Col::F),
 ];
 
-const EVENT_COLUMNS: &[(&str, Col)] = &[
-    ("time", Col::F),
-    ("flow", Col::U),
-    ("event", Col::S),
-    ("value", Col::F),
-];
+const EVENT_COLUMNS: &[(&str, Col)] = &[("time", Col::F), ("flow", Col::U), ("event", Col::S), ("value", Col::F)];
 
 const GENERATOR_COLUMNS: &[(&str, Col)] = &[
     ("generator", Col::S),

@@ -58,16 +58,35 @@ fn tcbi_hosts_with_a_summary_generator_finish_their_runs_with_the_same_totals() 
         let full = run(&tcbi_generated("flows"), seed);
         let summary = run(&tcbi_generated("summary"), seed);
         let g = |o: &RunOutput, c: &str| o.generators.f64s(c)[0];
-        assert!(g(&summary, "completed") > 20.0, "seed {seed}: the generator's flows complete");
-        assert_eq!(g(&summary, "retired"), g(&summary, "completed"), "seed {seed}: all retired");
-        for c in ["created", "completed", "completed_segments", "delivered_bytes", "retransmits", "timeouts"] {
+        assert!(
+            g(&summary, "completed") > 20.0,
+            "seed {seed}: the generator's flows complete"
+        );
+        assert_eq!(
+            g(&summary, "retired"),
+            g(&summary, "completed"),
+            "seed {seed}: all retired"
+        );
+        for c in [
+            "created",
+            "completed",
+            "completed_segments",
+            "delivered_bytes",
+            "retransmits",
+            "timeouts",
+        ] {
             assert_eq!(g(&full, c), g(&summary, c), "seed {seed}: {c}");
         }
         assert_eq!(strs(&summary.flows, "name"), vec!["bulk"], "summary flows have no rows");
         // The parallel intervals name the retired flows as the full record does.
-        assert!(rows(&full.parallel_intervals) > 0, "seed {seed}: connections overlapped");
+        assert!(
+            rows(&full.parallel_intervals) > 0,
+            "seed {seed}: connections overlapped"
+        );
         assert_eq!(full.parallel_intervals, summary.parallel_intervals, "seed {seed}");
-        assert!(strs(&summary.parallel_intervals, "name").iter().any(|n| n.starts_with("g:")));
+        assert!(strs(&summary.parallel_intervals, "name")
+            .iter()
+            .any(|n| n.starts_with("g:")));
     }
 }
 
@@ -127,7 +146,11 @@ fn scenarios_without_links_or_flows_run_and_keep_every_table_well_formed() {
         "links": [{"a": "a", "b": "b", "rate": "1Mbps", "delay": "1ms"}]});
     let out = run(&no_flows, 1);
     assert_eq!((rows(&out.flows), rows(&out.links)), (0, 2));
-    assert_eq!(rows(&out.link_ts), 2 * 11, "both directions sampled at 0, 0.5, ..., 5 s");
+    assert_eq!(
+        rows(&out.link_ts),
+        2 * 11,
+        "both directions sampled at 0, 0.5, ..., 5 s"
+    );
     assert_all_columns(&out, "no flows");
 }
 
@@ -268,8 +291,7 @@ fn a_large_spec_is_summarised_without_its_normalised_form() {
     };
     let small = run(&spec(3), 1);
     let s: serde_json::Value = serde_json::from_str(&small.summary_json).unwrap();
-    let normalised: serde_json::Value =
-        serde_json::from_str(&api::validate(&spec(3).to_string()).unwrap()).unwrap();
+    let normalised: serde_json::Value = serde_json::from_str(&api::validate(&spec(3).to_string()).unwrap()).unwrap();
     assert_eq!(s["spec"], normalised, "small specs keep the normalised spec");
     assert!(s.get("spec_input").is_none() && s.get("spec_omitted").is_none());
 

@@ -269,7 +269,15 @@ fn a_spec_estimated_above_the_memory_limit_is_refused_with_the_estimate() {
     let limit = memory::human(default_memory_limit() as f64);
     assert!(e.contains(&format!("limit of {limit};")), "{e}");
     if let Ok(text) = std::fs::read_to_string("/proc/meminfo") {
-        let kib: u64 = text.lines().next().unwrap().split_whitespace().nth(1).unwrap().parse().unwrap();
+        let kib: u64 = text
+            .lines()
+            .next()
+            .unwrap()
+            .split_whitespace()
+            .nth(1)
+            .unwrap()
+            .parse()
+            .unwrap();
         assert_eq!(default_memory_limit(), kib * 1024, "MemTotal is the default");
     }
     // the limit can be raised, as the message says; the estimate is what refused it

@@ -70,7 +70,9 @@ fn guarded<T>(f: impl FnOnce() -> Result<T, api::Error> + std::panic::UnwindSafe
             let at = PANIC_LOCATION
                 .with(|p| p.borrow_mut().take())
                 .map_or(String::new(), |l| format!(" (at {l})"));
-            Err(api::Error::Simulation(format!("panic in the simulator core: {msg}{at}")))
+            Err(api::Error::Simulation(format!(
+                "panic in the simulator core: {msg}{at}"
+            )))
         }
     }
 }

@@ -387,11 +387,17 @@ mod tests {
         let errors = [
             EstimateError::Bbe,
             EstimateError::Nbe,
-            EstimateError::Tbe { under: 0.25, over: 0.25 },
+            EstimateError::Tbe {
+                under: 0.25,
+                over: 0.25,
+            },
             EstimateError::Tbe { under: 0.9, over: 3.0 },
             EstimateError::Tbe { under: 0.0, over: 0.5 },
             EstimateError::Tbe { under: 0.3, over: 0.0 },
-            EstimateError::Tbe { under: 0.01, over: 0.01 },
+            EstimateError::Tbe {
+                under: 0.01,
+                over: 0.01,
+            },
         ];
         for i in 0..20_000 {
             let e = &errors[i % errors.len()];
@@ -408,7 +414,11 @@ mod tests {
             let mut acc = 0.0f64;
             for _ in 0..n {
                 acc += p;
-                for u in [acc, f64::from_bits(acc.to_bits() - 1), f64::from_bits(acc.to_bits() + 1)] {
+                for u in [
+                    acc,
+                    f64::from_bits(acc.to_bits() - 1),
+                    f64::from_bits(acc.to_bits() + 1),
+                ] {
                     if u < 1.0 {
                         assert_eq!(uniform_pick(p, n, u), reference_uniform_pick(p, n, u), "n={n} u={u}");
                     }
@@ -422,7 +432,20 @@ mod tests {
         let mut rng = Rng::from_seed(5);
         // sizes of every kind: powers of two (exact p), their neighbours, odd multiples
         // (p/ulp ending in .5: ties), random
-        let mut sizes: Vec<u64> = vec![3, 5, 6, 7, 12, 24, 48, 96, 1 << 12, (1 << 12) + 1, (1 << 12) - 1, 3 << 10];
+        let mut sizes: Vec<u64> = vec![
+            3,
+            5,
+            6,
+            7,
+            12,
+            24,
+            48,
+            96,
+            1 << 12,
+            (1 << 12) + 1,
+            (1 << 12) - 1,
+            3 << 10,
+        ];
         sizes.extend((0..40).map(|_| 2 + (rng.uniform() * 3e6) as u64));
         for &n in &sizes {
             let p = 1.0 / n as f64;
@@ -436,7 +459,11 @@ mod tests {
             let p = f64::from_bits(rng.next_u64() >> 12 | 0x3f00_0000_0000_0000) * 1e-3;
             let n = (rng.uniform() * 2e5) as u64 + 1;
             let u = rng.uniform();
-            assert_eq!(uniform_pick(p, n, u), reference_uniform_pick(p, n, u), "p={p} n={n} u={u}");
+            assert_eq!(
+                uniform_pick(p, n, u),
+                reference_uniform_pick(p, n, u),
+                "p={p} n={n} u={u}"
+            );
         }
     }
 
@@ -447,7 +474,10 @@ mod tests {
         for e in [
             EstimateError::Bbe,
             EstimateError::Nbe,
-            EstimateError::Tbe { under: 0.25, over: 0.25 },
+            EstimateError::Tbe {
+                under: 0.25,
+                over: 0.25,
+            },
         ] {
             for _ in 0..100 {
                 let x = e.draw(40.3, 1e9, &mut rng);

@@ -147,8 +147,16 @@ mod tests {
         }
         assert_eq!(l.busy_until_end(10_000_000), 4_000_000, "everything before the end");
         assert_eq!(l.busy_until_end(7_000_000), 4_000_000);
-        assert_eq!(l.busy_until_end(5_500_000), 2_500_000, "1 ms + 1.5 ms of the busy period");
-        assert_eq!(l.busy_until_end(4_000_000), 1_000_000, "the backlog from 4 ms is not counted");
+        assert_eq!(
+            l.busy_until_end(5_500_000),
+            2_500_000,
+            "1 ms + 1.5 ms of the busy period"
+        );
+        assert_eq!(
+            l.busy_until_end(4_000_000),
+            1_000_000,
+            "the backlog from 4 ms is not counted"
+        );
     }
 
     #[test]

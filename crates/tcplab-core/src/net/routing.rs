@@ -51,7 +51,6 @@ pub fn shortest_path(adj: &[Vec<(u32, u32)>], cost: &[f64], src: u32, dst: u32) 
     None
 }
 
-
 /// The search tree a route is read from: Dijkstra from `root`, whose distance starts at
 /// `offset` (the cost of a stub's only hop; 0 for a route read from its own source).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -103,7 +102,13 @@ impl<'a> Router<'a> {
                 },
                 Some(l),
             ),
-            _ => (TreeKey { root: src, offset_bits: 0f64.to_bits() }, None),
+            _ => (
+                TreeKey {
+                    root: src,
+                    offset_bits: 0f64.to_bits(),
+                },
+                None,
+            ),
         }
     }
 
@@ -246,9 +251,7 @@ mod tests {
             self.check(&pairs, what);
         }
         fn check(&self, pairs: &[(u32, u32)], what: &str) {
-            let got = Router::new(&self.adj, &self.cost)
-                .routes(pairs, &mut || true)
-                .unwrap();
+            let got = Router::new(&self.adj, &self.cost).routes(pairs, &mut || true).unwrap();
             for (&(a, b), r) in pairs.iter().zip(&got) {
                 assert_eq!(*r, shortest_path(&self.adj, &self.cost, a, b), "{what}: {a} -> {b}");
             }

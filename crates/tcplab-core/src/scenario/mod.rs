@@ -339,7 +339,13 @@ pub const FALLBACK_MEMORY_LIMIT: u64 = 16 << 30;
 fn physical_memory() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kib: u64 = line.trim_start_matches("MemTotal:").trim().strip_suffix("kB")?.trim().parse().ok()?;
+    let kib: u64 = line
+        .trim_start_matches("MemTotal:")
+        .trim()
+        .strip_suffix("kB")?
+        .trim()
+        .parse()
+        .ok()?;
     kib.checked_mul(1024).filter(|&b| b > 0)
 }
 
