@@ -2,7 +2,6 @@
 least-squares curve fits."""
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -104,32 +103,55 @@ def unpaired_t_test(a: Sequence[float], b: Sequence[float], levels=(0.99, 0.95, 
     return TTest(float(a.mean()), float(b.mean()), diff, s, dof, None, (lo, hi), level)
 
 
+MIN_FIT_POINTS = 4
+
+
+class FitError(ValueError):
+    """A fit asked for on too few points to say anything about its uncertainty."""
+
+
 @dataclass(frozen=True)
 class Fit:
     params: dict
     covariance: np.ndarray
     residual_ss: float
     r_squared: float
+    points: int
+    model: Callable = None  # type: ignore[assignment]
 
     def __call__(self, x):
         return self.model(np.asarray(x, dtype=float), *self.params.values())
 
-    model: Callable = None  # type: ignore[assignment]
+    @property
+    def stderr(self) -> dict:
+        """Standard error of each parameter (square root of the covariance's diagonal)."""
+        d = np.sqrt(np.clip(np.diag(self.covariance), 0, None)) if self.covariance.size else []
+        return dict(zip(self.params, map(float, d)))
+
+    def describe(self, name: str) -> str:
+        """e.g. "a = 145 ± 12" with the standard error."""
+        return f"{name} = {self.params[name]:.4g} ± {self.stderr[name]:.2g}"
 
 
 def curve_fit(model: Callable, x, y, p0=None, names: Sequence[str] | None = None, bounds=(-np.inf, np.inf)) -> Fit:
-    """Least-squares fit of y = model(x, *params)."""
+    """Least-squares fit of y = model(x, *params) on at least MIN_FIT_POINTS points and more
+    points than parameters (with as many points as parameters the fit is exact and R² = 1 by
+    construction). The covariance gives each parameter's standard error (`Fit.stderr`)."""
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
-    with warnings.catch_warnings():
-        # With as many points as parameters the covariance is undefined; the fit is still exact.
-        warnings.simplefilter("ignore", optimize.OptimizeWarning)
-        popt, pcov = optimize.curve_fit(model, x, y, p0=p0, bounds=bounds, maxfev=20000)
+    ok = np.isfinite(x) & np.isfinite(y)
+    x, y = x[ok], y[ok]
+    nparams = len(p0) if p0 is not None else None
+    need = max(MIN_FIT_POINTS, (nparams or 0) + 1)
+    if len(x) < need:
+        raise FitError(f"a fit needs at least {need} points; got {len(x)}")
+    popt, pcov = optimize.curve_fit(model, x, y, p0=p0, bounds=bounds, maxfev=20000)
     resid = y - model(x, *popt)
     ss_res = float(np.sum(resid**2))
     ss_tot = float(np.sum((y - y.mean()) ** 2))
     names = list(names) if names else [f"p{i}" for i in range(len(popt))]
-    return Fit(dict(zip(names, map(float, popt))), pcov, ss_res, 1 - ss_res / ss_tot if ss_tot > 0 else 1.0, model)
+    return Fit(dict(zip(names, map(float, popt))), pcov, ss_res, 1 - ss_res / ss_tot if ss_tot > 0 else 1.0,
+               len(x), model)
 
 
 def hyperbolic(x, a, b):

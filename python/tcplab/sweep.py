@@ -16,6 +16,7 @@ from typing import Any, Callable
 from tcplab import experiments as ex
 from tcplab import plots
 from tcplab.store import Store, run_key
+from tcplab.verdicts import tally
 from tcplab.worker_pool import WorkerPool
 
 
@@ -312,6 +313,33 @@ def _jsonable(x):
     return x
 
 
+def provenance() -> dict:
+    """What produced a result: tcplab's version, the source commit when run from a git
+    checkout (with "+changes" when the tree differs from it), the date and the machine."""
+    import datetime
+    import platform
+    import subprocess
+
+    from tcplab import __version__
+
+    commit = None
+    src = Path(__file__).resolve().parent
+    try:
+        head = subprocess.run(["git", "-C", str(src), "rev-parse", "--short=12", "HEAD"], capture_output=True,
+                              text=True, timeout=10)
+        if head.returncode == 0:
+            commit = head.stdout.strip()
+            dirty = subprocess.run(["git", "-C", str(src), "status", "--porcelain", "--untracked-files=no"],
+                                   capture_output=True, text=True, timeout=10)
+            if dirty.returncode == 0 and dirty.stdout.strip():
+                commit += "+changes"
+    except (OSError, subprocess.SubprocessError):
+        commit = None
+    return {"tcplab": __version__, "commit": commit,
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "machine": f"{platform.machine()}, {os.cpu_count()} cores"}
+
+
 def write_experiment(out: Path, exp: ex.Experiment, size: str, plan: ex.Plan, rep: SweepReport,
                      store: Store, analysis: ex.Analysis | None, error: str | None) -> Path:
     """Write one experiment's tables (CSV + JSON), figures (PNG + SVG) and description."""
@@ -340,6 +368,8 @@ def write_experiment(out: Path, exp: ex.Experiment, size: str, plan: ex.Plan, re
         "description": exp.description,
         "paper": exp.paper,
         "size": size,
+        "provenance": provenance(),
+        "scorecard": tally([t.data for t in analysis.tables], analysis.findings) if analysis else None,
         "parameters": plan.parameters,
         "seeds": sorted({r.seed for r in plan.runs}),
         "runs": runs,
