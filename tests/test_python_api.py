@@ -121,6 +121,16 @@ def test_results_are_dataframes_with_documented_columns():
     assert (links["arrivals"] == links["departures"] + links["drops_queue"] + links["drops_loss"] + links["in_system"]).all()
 
 
+def test_flow_ts_delivered_counts_in_order_segments_up_to_the_flows_total():
+    r = tcplab.run(small(), seed=1)
+    ts = r.flow_ts
+    assert ts["delivered"].dtype.kind in "iu"
+    for flow, x in ts.groupby("flow"):
+        d = x.sort_values("time")["delivered"].to_numpy()
+        assert (np.diff(d.astype(np.int64)) >= 0).all(), "cumulative"
+        assert 0 < d[-1] <= r.flows.set_index("flow").loc[flow, "delivered_segments"]
+
+
 @pytest.mark.parametrize(
     "mutate, field",
     [

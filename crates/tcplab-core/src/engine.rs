@@ -229,6 +229,7 @@ struct Series {
     rto: Vec<f64>,
     rto_base: Vec<f64>,
     flight: Vec<f64>,
+    delivered: Vec<u64>,
     extra: Vec<(&'static str, Vec<f64>)>,
     link_time: Vec<f64>,
     link: Vec<u64>,
@@ -1189,6 +1190,7 @@ impl World {
         let s = &mut self.series;
         let target = s.time.len() + rows;
         s.flow.try_reserve(rows)?;
+        s.delivered.try_reserve(rows)?;
         for v in [
             &mut s.time,
             &mut s.cwnd,
@@ -1233,6 +1235,7 @@ impl World {
             s.rto.push(f.sender.current_rto());
             s.rto_base.push(f.sender.rto);
             s.flight.push((f.sender.snd_max - f.sender.snd_una) as f64);
+            s.delivered.push(f.receiver.delivered());
             self.sample_extra.clear();
             f.sender.cc.samples(&mut self.sample_extra);
             let row = s.time.len() - 1;
@@ -1440,6 +1443,7 @@ impl World {
                 ("rto".into(), Column::F64(s.rto)),
                 ("rto_base".into(), Column::F64(s.rto_base)),
                 ("flight".into(), Column::F64(s.flight)),
+                ("delivered".into(), Column::U64(s.delivered)),
             ],
         };
         for (name, mut v) in s.extra {
