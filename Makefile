@@ -9,7 +9,7 @@ STAMP_BUILD := $(VENV)/.build-stamp
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml Cargo.lock pyproject.toml
 PY_DEPS := numpy pandas pyarrow matplotlib scipy pytest hypothesis "dask[distributed]" "maturin>=1.5,<2"
 
-.PHONY: all venv build run test test-rust test-python bench fuzz clean
+.PHONY: all venv build run test test-rust test-python bench fuzz docs clean
 
 all: build
 
@@ -48,6 +48,11 @@ fuzz: build
 
 bench: build
 	$(PY) bench/bench.py
+
+# Regenerate the result blocks of docs/*.md from docs/results (docs/experiments.md,
+# "Publishing results in the docs").
+docs: build
+	$(PY) -m tcplab.publish render
 
 clean:
 	rm -rf $(VENV) target results report bench/out
