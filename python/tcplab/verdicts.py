@@ -168,6 +168,23 @@ def ratio_within(a, b, tolerance: float, claim: str, confidence: float = CONFIDE
     return within(r, 1.0, tolerance, claim, relative=False, confidence=confidence)
 
 
+def close(a, b, tolerance: float, claim: str, relative: bool = True, paired: bool = False,
+          confidence: float = CONFIDENCE) -> Verdict:
+    """Claim: mean(a) is within ±tolerance of mean(b) (relative to mean(b) by default).
+    Decided on the confidence interval of the difference, divided by mean(b) when relative:
+    holds when it lies inside ±tolerance, does not hold when it lies outside."""
+    d, lo, hi, how = difference_interval(a, b, confidence, paired)
+    ref = abs(float(np.mean(_values(b)))) if relative and len(_values(b)) else 1.0
+    what = "difference relative to the second" if relative else "difference"
+    if not (math.isfinite(lo) and math.isfinite(hi)) or ref == 0:
+        return Verdict(INCONCLUSIVE, claim, f"{how}: no confidence interval")
+    lo, hi = lo / ref, hi / ref
+    outcome = HOLDS if -tolerance <= lo and hi <= tolerance else FAILS if hi < -tolerance or lo > tolerance \
+        else INCONCLUSIVE
+    return Verdict(outcome, claim, f"{confidence:.0%} CI of the {what} ({how}) [{_g(lo)}, {_g(hi)}] "
+                                   f"vs ±{_g(tolerance)}")
+
+
 def all_of(verdicts: Sequence[Verdict], claim: str) -> Verdict:
     """A claim that needs every part: holds if all hold, does not hold if any does not,
     otherwise inconclusive. The rule names the parts that decided it."""
