@@ -87,3 +87,19 @@ def test_hyperbolic_fit_recovers_parameters():
     assert f.params["a"] == pytest.approx(40, rel=1e-4)
     assert f.params["b"] == pytest.approx(0.02, rel=1e-4)
     assert f.r_squared == pytest.approx(1.0)
+
+
+def test_fits_need_four_points_and_report_standard_errors():
+    from tcplab.stats import FitError
+
+    with pytest.raises(FitError, match="at least 4 points; got 2"):
+        fit_hyperbolic([100, 200], [0.1, 0.15])  # two points: R² = 1 by construction
+    with pytest.raises(FitError):
+        fit_hyperbolic([100, 200, 300, np.nan], [0.1, 0.15, 0.17, 0.2])
+    rng = np.random.default_rng(3)
+    x = np.array([50, 100, 150, 200, 300, 400, 500, 600], dtype=float)
+    y = 0.4 * x / (x + 150) * (1 + rng.normal(0, 0.02, len(x)))
+    f = fit_hyperbolic(x, y)
+    assert f.points == 8 and 0 < f.stderr["a"] < f.params["a"] and 0 < f.stderr["b"] < f.params["b"]
+    assert f.params["a"] == pytest.approx(150, abs=4 * f.stderr["a"])
+    assert f.describe("a").startswith(f"a = {f.params['a']:.4g} ± ")

@@ -44,6 +44,12 @@ def mean_ci(values: Sequence[float], confidence: float = 0.95) -> MeanCI:
     return MeanCI(m, t * s / np.sqrt(n), n, confidence)
 
 
+def ci_cols(values: Sequence[float], prefix: str) -> dict:
+    """Table columns {prefix: mean, "prefix ±95%": half-width of its 95 % interval}."""
+    c = mean_ci(values)
+    return {prefix: c.mean, f"{prefix} ±95%": c.half_width}
+
+
 @dataclass(frozen=True)
 class TTest:
     """Jain's unpaired t-test for two alternatives (The Art of Computer Systems Performance

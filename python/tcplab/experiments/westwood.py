@@ -16,7 +16,7 @@ import pandas as pd
 from tcplab import plots
 from tcplab.experiments import Analysis, Figure, Plan, Run, Table, experiment, paper_values
 from tcplab.metrics import jain_index
-from tcplab.stats import mean_ci
+from tcplab.stats import ci_cols, mean_ci
 from tcplab.verdicts import Verdict, above, all_of, band, below, close, greater, ratio_within, within
 
 PAPER = "Gerla et al., TCP Westwood with adaptive bandwidth estimation (CRB)"
@@ -94,11 +94,6 @@ def goodputs(done) -> pd.DataFrame:
             rows.append({**d.params, "seed": d.seed, "flow": r["flow"], "name": r["name"], "flow_cc": r["cc"],
                          "transport": r["transport"], "mbps": r["goodput_bps"] / 1e6})
     return pd.DataFrame(rows)
-
-
-def ci_cols(values, prefix):
-    c = mean_ci(values)
-    return {prefix: c.mean, f"{prefix} ±95%": c.half_width}
 
 
 def estimate_means(d, flow: int, after: float = 10.0) -> tuple[float, float]:
