@@ -209,7 +209,7 @@ def cmd_reproduce(args) -> int:
 
 def cmd_report(args) -> int:
     report = _optional("tcplab.report", "the report writer")
-    path = report.write_report(args.results, args.out, force=args.force)
+    path = report.write_report(args.results, args.out, force=args.force, progress=True)
     print(f"report: {path}")
     return 0
 

@@ -4,11 +4,14 @@ and write each experiment's tables and figures for the report."""
 from __future__ import annotations
 
 import collections
+import contextlib
 import json
 import os
 import sys
+import threading
 import time
 import traceback
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -70,43 +73,123 @@ class SweepReport:
 
 
 class Progress:
-    def __init__(self, label: str, total: int, stream=sys.stderr):
-        self.label, self.total, self.stream = label, total, stream
-        self.done = self.failed = self.retried = 0
-        self.t0 = self.last = time.time()
-        self.tty = hasattr(stream, "isatty") and stream.isatty()
+    """Progress of long work on stderr: the sweep's runs (`update` per run), or a phase of other
+    work (`phase`: planning, analysing, writing figures, the report) with a count if it has one.
 
-    def update(self, ok: bool) -> None:
+    On a terminal one line is kept current (at most every REFRESH seconds). Into a file or
+    pipe (a log) a line is written at most every EVERY seconds while the work advances, at
+    least every QUIET seconds while it goes on, and at the end of the sweep; `note` and
+    `finish` write a line of their own. The times are counted from the last line written to
+    the stream by any Progress, so that one phase after another is never silent for long."""
+
+    EVERY = 5.0
+    QUIET = 10.0
+    REFRESH = 1.0
+    BEAT = 1.0  # seconds between the ticks of a phase's heartbeat
+    _last_line: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # stream -> time of its last line
+
+    def __init__(self, label: str, total: int = 0, stream=None):
+        self.label, self.total = label, total
+        self.stream = sys.stderr if stream is None else stream
+        self.doing: str | None = None  # None: the sweep's runs
+        self.unit = "runs"
+        self.done = self.failed = self.retried = 0
+        self.started = self.t0 = time.time()  # t0: the start of the current phase
+        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self._news = False  # something to tell since the last line
+        self._lock = threading.Lock()
+        self.last = self._stream_clock(default=self.t0)
+
+    def update(self, ok: bool = True) -> None:
         self.done += 1
         self.failed += 0 if ok else 1
-        self._show(5)
+        self._news = True
+        self._show(self.EVERY)
 
     def retry(self, note: str) -> None:
         """A run starts again (its worker process died): say so on a line of its own."""
         self.retried += 1
-        self.stream.write(("\r" if self.tty else "") + f"[{self.label}] {note}\n")
+        self.note(note)
         self._show(0)
 
     def tick(self) -> None:
-        """Called while nothing finishes: keeps a terminal's line current, and a log's every minute."""
-        self._show(60, refresh=1.0)
+        """Called while the work goes on: keeps a terminal's line current, and a log's every
+        EVERY seconds when there is news (QUIET seconds when there is none)."""
+        self._show(self.EVERY if self._news else self.QUIET, refresh=self.REFRESH)
 
-    def _show(self, every: float, refresh: float = 0.0) -> None:
-        now = time.time()
-        finished = self.done == self.total
-        if self.tty:
-            if now - self.last < refresh:
-                return
-        elif not (finished or now - self.last >= every):
-            return  # into a file or pipe: a line every few seconds and at the end
-        self.last = now
-        el = now - self.t0
+    def note(self, text: str) -> None:
+        """A line of its own, now."""
+        with self._lock:
+            self._write(f"[{self.label}] {text}", end=True)
+
+    finish = note  # the last line of a piece of work
+
+    def elapsed(self) -> float:
+        return time.time() - self.t0
+
+    @contextlib.contextmanager
+    def phase(self, doing: str, total: int = 0, unit: str = ""):
+        """Show `doing` (with "done/total unit" when there is a total; `update` counts) while
+        the block runs: a thread calls `tick` every BEAT seconds."""
+        self.doing, self.total, self.unit, self.done = doing, total, unit, 0
+        self.t0, self._news = time.time(), True
+        stop = threading.Event()
+        beat = threading.Thread(target=self._beat, args=(stop,), name=f"progress {self.label}", daemon=True)
+        beat.start()
+        try:
+            yield self
+        except BaseException:
+            if self.tty:  # what follows (an error, "interrupted") starts on a line of its own
+                self.stream.write("\n")
+            raise
+        finally:
+            stop.set()
+            beat.join()
+
+    def _beat(self, stop: threading.Event) -> None:
+        while not stop.wait(self.BEAT):
+            self.tick()
+
+    def _stream_clock(self, default: float) -> float:
+        try:
+            return Progress._last_line.get(self.stream, default)
+        except TypeError:  # a stream that cannot be weakly referenced
+            return default
+
+    def _line(self) -> str:
+        el = time.time() - self.t0
+        if self.doing is not None:
+            count = f": {self.done}/{self.total} {self.unit}" if self.total else ""
+            return f"[{self.label}] {self.doing}{count}, {el:.0f} s"
         eta = f"~{el / self.done * (self.total - self.done):.1f} s" if self.done else "?"
         retried = f"{self.retried} retried, " if self.retried else ""
-        line = (f"[{self.label}] {self.done}/{self.total} runs, {self.failed} failed, {retried}"
+        return (f"[{self.label}] {self.done}/{self.total} runs, {self.failed} failed, {retried}"
                 f"elapsed {el:.1f} s, remaining {eta}")
-        self.stream.write(f"\r{line}   " + ("\n" if finished else "") if self.tty else line + "\n")
+
+    def _show(self, every: float, refresh: float = 0.0) -> None:
+        with self._lock:
+            now = time.time()
+            self.last = max(self.last, self._stream_clock(default=self.last))
+            finished = self.doing is None and self.done == self.total
+            if self.tty:
+                if now - self.last < refresh:
+                    return
+            elif not (finished or now - self.last >= every):
+                return  # into a file or pipe: a line every few seconds and at the end
+            self._write(self._line(), end=finished or not self.tty)
+
+    def _write(self, text: str, end: bool) -> None:
+        """A line: on a terminal it replaces the current one and stays current unless `end`."""
+        if self.tty:
+            self.stream.write(f"\r\x1b[K{text}" + ("\n" if end else ""))
+        else:
+            self.stream.write(text + "\n")
         self.stream.flush()
+        self.last, self._news = time.time(), False
+        try:
+            Progress._last_line[self.stream] = self.last
+        except TypeError:
+            pass
 
 
 @dataclass
@@ -390,25 +473,89 @@ def run_experiment(name: str, size: str = "quick", jobs: int | None = None, sche
                    out: str | os.PathLike = "results", retry_failed: bool = False,
                    worker: Callable | None = None, connect_timeout: float | None = None,
                    progress: bool = True) -> tuple[Path, SweepReport]:
+    """Plan, sweep, analyse and write one experiment into ``out/<name>``. With ``progress``,
+    each phase that takes long shows on stderr (see Progress) and a line sums it up at the end."""
     if size not in ex.SIZES:
         raise ex.ExperimentError(f"size {size!r} is not allowed; allowed: {', '.join(ex.SIZES)}")
     _check_jobs(jobs)
     exp = ex.get(name)
-    plan = exp.plan(size)
+    bar = Progress(name) if progress else None
+    took: dict[str, float] = {}
+    with _phase(bar, took, "plan", "planning"):
+        plan = exp.plan(size)
     out = Path(out)
     store = Store(out / "store")
+    t0 = time.time()
     rep = execute(plan.runs, store, jobs=jobs, scheduler=scheduler, retry_failed=retry_failed, label=name,
                   worker=worker or simulate, progress=progress, connect_timeout=connect_timeout)
-    analysis, error = None, None
-    if rep.done:
-        # In the plan's order, whatever order the runs finished in: the same tables every sweep.
-        done = [ex.Done(r, load=lambda key=key: store.load(key)) for r, key in rep.done]
-        try:
-            analysis = plan.analyse(done)
-        except Exception as e:  # noqa: BLE001 - reported in the experiment's page
-            error = f"{type(e).__name__}: {e}\n" + traceback.format_exc()[-2000:]
+    took["sweep"] = time.time() - t0
+    analysis, error = _analyse(plan, rep, store, bar, took)
     rep.analysis_error = error
-    return write_experiment(out, exp, size, plan, rep, store, analysis, error), rep
+    with _phase(bar, took, "write", _writing(analysis)):
+        d = write_experiment(out, exp, size, plan, rep, store, analysis, error)
+    if bar:
+        bar.finish(_experiment_summary(plan, rep, analysis, took, time.time() - bar.started))
+    return d, rep
+
+
+@contextlib.contextmanager
+def _phase(bar: Progress | None, took: dict, key: str, doing: str, total: int = 0, unit: str = ""):
+    """Time a phase of an experiment into ``took[key]``, showing ``doing`` on the bar meanwhile."""
+    t0 = time.time()
+    with bar.phase(doing, total, unit) if bar else contextlib.nullcontext():
+        yield
+    took[key] = time.time() - t0
+
+
+def _analyse(plan: ex.Plan, rep: SweepReport, store: Store, bar: Progress | None,
+             took: dict) -> tuple[ex.Analysis | None, str | None]:
+    """The plan's analysis of the finished runs, in the plan's order whatever order they
+    finished in (the same tables every sweep), counting on the bar the runs it has read.
+    Returns (analysis, None), or (None, the error with its traceback) when it raised."""
+    if not rep.done:
+        return None, None
+    read: set = set()
+
+    def load(key):
+        results = store.load(key)
+        if bar and key not in read:
+            read.add(key)
+            bar.update()
+        return results
+
+    done = [ex.Done(r, load=lambda key=key: load(key)) for r, key in rep.done]
+    keys = len({key for _, key in rep.done})
+    try:
+        with _phase(bar, took, "analysis", f"analysing {_counted(len(done), 'run')}", keys, "read"):
+            return plan.analyse(done), None
+    except Exception as e:  # noqa: BLE001 - reported in the experiment's page
+        return None, f"{type(e).__name__}: {e}\n" + traceback.format_exc()[-2000:]
+
+
+def _counted(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def _writing(analysis: ex.Analysis | None) -> str:
+    if analysis is None:
+        return "writing experiment.json"
+    return f"writing {_counted(len(analysis.tables), 'table')} and {_counted(len(analysis.figures), 'figure')}"
+
+
+def _experiment_summary(plan: ex.Plan, rep: SweepReport, analysis: ex.Analysis | None, took: dict,
+                        total: float) -> str:
+    """One line: what each phase of an experiment did and how long it took."""
+    runs = _counted(len(plan.runs), "run")
+    if rep.reused or rep.failed:
+        runs += f" ({rep.reused} from the store, {len(rep.failed)} failed)"
+    if rep.analysis_error:
+        analysed = f"the analysis failed after {took.get('analysis', 0):.1f} s"
+    elif analysis is None:
+        analysed = "no analysis (no run finished)"
+    else:
+        analysed = f"analysis {took['analysis']:.1f} s"
+    return (f"done in {total:.1f} s: planning {took['plan']:.1f} s; {runs} {took['sweep']:.1f} s; {analysed}; "
+            f"{_writing(analysis)[len('writing '):]} written in {took['write']:.1f} s")
 
 
 def _legacy_reproduction_root(directory: Path, entries: list[str]) -> set | None:
@@ -437,30 +584,40 @@ def claim_reproduction_root(out: str | os.PathLike, force: bool = False) -> Path
     return root
 
 
+def _write_reproduction_report(root: Path, force: bool) -> Path:
+    """The report of every experiment in ``root``: those just run and those of earlier
+    reproductions, in the registry's order; an experiment.json that cannot be read is left
+    out, with a line on stderr."""
+    from tcplab.report import reproduction_dirs, write_report
+
+    dirs, unreadable = reproduction_dirs(root, [n for n, _ in ex.list_experiments()])
+    for d in unreadable:
+        sys.stderr.write(f"[report] {d} is left out: its experiment.json cannot be read\n")
+    return write_report(dirs, root / "report", force=force, progress=True)
+
+
 def reproduce(names=None, size: str = "quick", jobs: int | None = None, scheduler=None,
               out: str | os.PathLike = "results", retry_failed: bool = False, worker: Callable | None = None,
               connect_timeout: float | None = None, force: bool = False) -> Path:
-    """Run experiments (all when `names` is empty), then write the HTML report for what
-    succeeded. Returns the path of the report's index.html; when runs failed, lists them on
-    stderr, one line each, and raises RunsFailed. ``out`` must be new, empty or a previous
-    reproduction's directory (see :func:`claim_reproduction_root`) unless ``force``."""
-    from tcplab.report import write_report
-
+    """Run experiments (all when `names` is empty), then write the HTML report of every
+    experiment in ``out``: those just run (what succeeded) and those earlier reproductions
+    left there, which keep their sections. Returns the path of the report's index.html; when
+    runs failed, lists them on stderr, one line each, and raises RunsFailed. ``out`` must be
+    new, empty or a previous reproduction's directory (see :func:`claim_reproduction_root`)
+    unless ``force``. Progress goes to stderr (see Progress)."""
     names = list(names) if names else [n for n, _ in ex.list_experiments()]
     for n in names:
         ex.get(n)  # fail early on an unknown name
     _check_jobs(jobs)
-    claim_reproduction_root(out, force)
-    dirs = []
+    root = claim_reproduction_root(out, force)
     failures, analysis_failures = [], []
     for n in names:
-        d, rep = run_experiment(n, size=size, jobs=jobs, scheduler=scheduler, out=out, retry_failed=retry_failed,
+        _, rep = run_experiment(n, size=size, jobs=jobs, scheduler=scheduler, out=out, retry_failed=retry_failed,
                                 worker=worker, connect_timeout=connect_timeout)
-        dirs.append(d)
         failures += [(n, r.params, r.seed, err, key in rep.environmental) for r, key, err in rep.failed]
         if rep.analysis_error:
             analysis_failures.append((n, rep.analysis_error))
-    report = write_report(dirs, Path(out) / "report", force=force)
+    report = _write_reproduction_report(root, force)
     if failures:
         sys.stderr.write(f"{len(failures)} run(s) failed:\n")
         for n, params, seed, err, environmental in failures:
