@@ -5,8 +5,10 @@ An experiment is one function, registered with :func:`experiment`, that takes a 
 returns a :class:`Plan`: the runs (scenario × seed, with the grid parameters that produced
 them) and an ``analyse`` function that turns the finished runs into tables and figures.
 Tables may carry the paper's values in columns whose names start with ``paper:`` (the
-numbers live in ``tcplab/paperdata``, citing the paper, table or figure) and a ``verdict``
-column where the paper makes a checkable claim. See docs/experiments.md.
+numbers live in ``tcplab/paperdata``, citing the paper, table or figure), ``band:`` columns
+placing our mean inside or outside a tolerance band around the paper's exact numbers, and
+``verdict`` columns (or findings) where the paper makes a checkable claim, decided on
+confidence intervals over replications by :mod:`tcplab.verdicts`. See docs/experiments.md.
 """
 from __future__ import annotations
 
@@ -132,7 +134,3 @@ def paper_values(paper: str) -> dict:
     """The values a paper reports, stored as data in tcplab/paperdata/<paper>.json."""
     path = Path(__file__).resolve().parent.parent / "paperdata" / f"{paper}.json"
     return json.loads(path.read_text())
-
-
-def verdict(holds: bool, claim: str) -> str:
-    return f"holds: {claim}" if holds else f"does not hold: {claim}"

@@ -20,8 +20,9 @@ import numpy as np
 import pandas as pd
 
 from tcplab import plots
-from tcplab.experiments import Analysis, Figure, Plan, Run, Table, experiment, verdict
+from tcplab.experiments import Analysis, Figure, Plan, Run, Table, experiment
 from tcplab.stats import mean_ci
+from tcplab.verdicts import all_of, below, deterministic, greater, within
 
 PAPER = "Lo Cigno, Procissi, Gerla, Sender-Side TCP Modifications: An Analytical Study"
 MSS = 1000
@@ -145,9 +146,9 @@ def joined(done, points: list[dict], keys: list[str]) -> pd.DataFrame:
 # --------------------------------------------------------------------------- Figs. 4, 5
 
 MODS_GRID = {
-    "quick": dict(loads=[0.7, 0.9], sim_loads=[0.7, 0.9], seeds=[1], duration=100.0),
+    "quick": dict(loads=[0.7, 0.9], sim_loads=[0.7, 0.9], seeds=[1, 2], duration=100.0),
     "full": dict(loads=[0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.94, 0.95], sim_loads=[0.65, 0.75, 0.85, 0.9, 0.95],
-                 seeds=[1, 2, 3], duration=400.0),
+                 seeds=[1, 2, 3, 4, 5], duration=400.0),
 }
 VARIANTS = ["newreno", "wpp", "rfs", "esse", ALL]
 
@@ -166,35 +167,86 @@ def omqn_modifications(size: str) -> Plan:
                  "error": "BBE", "wpp_p": 0.5, **g})
 
 
+MODEL_RULE = "OMQN fixed point: deterministic, every grid point"
+
+
+def per_seed(done) -> pd.DataFrame:
+    """One row per run: its parameters, seed and simulation metrics."""
+    return pd.DataFrame([{**d.params, "seed": d.seed, **sim_metrics(d)} for d in done])
+
+
+def seeds_of(m: pd.DataFrame, col: str, **where) -> pd.Series:
+    """The per-seed values of `col` at one grid point, indexed by seed."""
+    x = m
+    for k, v in where.items():
+        x = x[x[k] == v]
+    return x.set_index("seed")[col].sort_index()
+
+
+def paired(a: pd.Series, b: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    seeds = a.index.intersection(b.index)
+    return a[seeds].to_numpy(), b[seeds].to_numpy()
+
+
+def model_claim(holds: bool, claim: str, detail: str) -> str:
+    return str(deterministic(bool(holds), f"model: {claim}", f"{MODEL_RULE}; {detail}"))
+
+
+def modification_claims_model(t: pd.DataFrame) -> list[str]:
+    col, ct = "model drop_rate", "model completion_time"
+    nr = t[t["cc"] == "newreno"].set_index(["mws", "load"])[col]
+    esse = t[t["cc"] == "esse"].set_index(["mws", "load"])[col]
+    out = [model_claim((esse < nr).all(), "ESSE's drop rate is below NewReno's at every load and MWS",
+                       f"ratio {float((esse / nr).min()):.2f}–{float((esse / nr).max()):.2f}")]
+    others = t[t["cc"].isin(["wpp", "rfs"])].set_index(["mws", "load"])
+    ratio = (others[col] / nr.reindex(others.index)).dropna()
+    out.append(model_claim((np.abs(np.log10(ratio)) < 0.15).all(), "without ESSE the drop rate is NewReno's on a log "
+                           "scale (within 10^±0.15)", f"ratio {ratio.min():.2f}–{ratio.max():.2f}"))
+    hi = t[(t["mws"] == 32) & (t["load"] >= 0.9)].set_index(["load", "cc"])[ct].unstack("cc")
+    out.append(model_claim((hi[ALL] < hi["newreno"]).all(), "MWS 32, load ≥ 0.9: all three together cut the "
+                           "completion time", f"{float((hi[ALL] / hi['newreno']).mean()):.2f} of NewReno's"))
+    lo = t[(t["mws"] == 16) & (t["load"] == t["load"].min())].set_index("cc")[ct]
+    out.append(model_claim(lo["esse"] > lo["newreno"], "MWS 16, lightest load: ESSE slightly penalises the completion "
+                           "time", f"{lo['esse']:.3f} s against {lo['newreno']:.3f} s"))
+    return out
+
+
+def modification_claims_sim(m: pd.DataFrame) -> list[str]:
+    points = sorted({(mws, load) for mws, load in zip(m["mws"], m["load"])})
+    out = [all_of([greater(*paired(seeds_of(m, "drop_rate", cc="newreno", mws=w, load=l),
+                                   seeds_of(m, "drop_rate", cc="esse", mws=w, load=l)),
+                           f"MWS {w}, ρ = {l}", paired=True) for w, l in points],
+                  "sim: ESSE's drop rate is below NewReno's at every load and MWS")]
+    parts = []
+    for cc in ("wpp", "rfs"):
+        for w, l in points:
+            a, b = paired(seeds_of(m, "drop_rate", cc=cc, mws=w, load=l), seeds_of(m, "drop_rate", cc="newreno", mws=w,
+                                                                                     load=l))
+            with np.errstate(divide="ignore", invalid="ignore"):
+                parts.append(within(np.log10(a / b), 0.0, 0.15, f"{LABEL[cc]}, MWS {w}, ρ = {l}", relative=False))
+    out.append(all_of(parts, "sim: without ESSE the drop rate is NewReno's on a log scale (log10 of the per-seed ratio "
+                             "within ±0.15)"))
+    high = [(w, l) for w, l in points if w == 32 and l >= 0.9]
+    if high:
+        out.append(all_of([greater(*paired(seeds_of(m, "completion_time", cc="newreno", mws=w, load=l),
+                                           seeds_of(m, "completion_time", cc=ALL, mws=w, load=l)),
+                                   f"ρ = {l}", paired=True) for w, l in high],
+                          "sim: MWS 32, load ≥ 0.9: all three together cut the completion time"))
+    light = min(l for w, l in points if w == 16)
+    out.append(greater(*paired(seeds_of(m, "completion_time", cc="esse", mws=16, load=light),
+                               seeds_of(m, "completion_time", cc="newreno", mws=16, load=light)),
+                       f"sim: MWS 16, lightest load (ρ = {light}): ESSE slightly penalises the completion time",
+                       paired=True))
+    return [str(v) for v in out]
+
+
 def analyse_modifications(done, points) -> Analysis:
     t = joined(done, points, ["cc", "mws", "load"])
     t["variant"] = t["cc"].map(LABEL)
     tables, figs, findings = [], [], []
-    for src in ("model", "sim"):
-        col = f"{src} drop_rate"
-        if col not in t or t[col].isna().all():
-            continue
-        nr = t[t["cc"] == "newreno"].set_index(["mws", "load"])[col]
-        esse = t[t["cc"] == "esse"].set_index(["mws", "load"])[col]
-        ok = esse.notna() & nr.notna()
-        findings.append(verdict(bool((esse[ok] < nr[ok]).all()),
-                                f"ESSE's drop rate is below NewReno's at every load and MWS ({src}: "
-                                f"ratio {float((esse[ok] / nr[ok]).min()):.2f}–{float((esse[ok] / nr[ok]).max()):.2f})"))
-        others = t[t["cc"].isin(["wpp", "rfs"])].set_index(["mws", "load"])
-        ratio = (others[col] / nr.reindex(others.index)).dropna()
-        findings.append(verdict(bool((np.abs(np.log10(ratio)) < 0.15).all()),
-                                f"without ESSE the drop rate is indistinguishable from NewReno's on a log scale "
-                                f"(within 10^±0.15; {src}: {ratio.min():.2f}–{ratio.max():.2f})"))
-        ct = f"{src} completion_time"
-        hi = t[(t["mws"] == 32) & (t["load"] >= 0.9)].set_index(["load", "cc"])[ct].unstack("cc").dropna()
-        if len(hi):
-            findings.append(verdict(bool((hi[ALL] < hi["newreno"]).all()),
-                                    f"MWS 32, load ≥ 0.9: all three together cut the completion time ({src}: "
-                                    f"{float((hi[ALL] / hi['newreno']).mean()):.2f} of NewReno's)"))
-        lo = t[(t["mws"] == 16) & (t["load"] == t[t[ct].notna()]["load"].min())].set_index("cc")[ct]
-        findings.append(verdict(bool(lo["esse"] > lo["newreno"]),
-                                f"MWS 16, lightest load: ESSE slightly penalises the completion time ({src}: "
-                                f"{lo['esse']:.3f} s against {lo['newreno']:.3f} s)"))
+    findings += modification_claims_model(t)
+    if done:
+        findings += modification_claims_sim(per_seed(done))
     tables.append(Table("modifications", "Figs. 4 and 5: drop rate and completion time on ACCESS, 100-packet flows",
                         t, paper="Figs. 4, 5 (qualitative; the paper's numbers are not available)",
                         note="model = OMQN fixed point; sim = mean over seeds ± 95 % CI half-width"))
@@ -212,9 +264,9 @@ def analyse_modifications(done, points) -> Analysis:
 # --------------------------------------------------------------------------- Figs. 6, 7
 
 LENGTH_GRID = {
-    "quick": dict(loads=[0.7, 0.9], sim_loads=[0.9], seeds=[1], duration=100.0),
+    "quick": dict(loads=[0.7, 0.9], sim_loads=[0.9], seeds=[1, 2], duration=100.0),
     "full": dict(loads=[0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.94, 0.95], sim_loads=[0.65, 0.8, 0.9, 0.95],
-                 seeds=[1, 2, 3], duration=400.0),
+                 seeds=[1, 2, 3, 4, 5], duration=400.0),
 }
 ERROR_VARIANTS = [("newreno", "bbe"), (ALL, "bbe"), (ALL, "tbe"), (ALL, "nbe")]
 
@@ -237,28 +289,44 @@ def omqn_flow_lengths(size: str) -> Plan:
                 {"mws": 32, "buffer": BUFFER, "tbe": "±25 %", "same error in slow start and after recovery": True, **g})
 
 
+def flow_length_claims_model(t: pd.DataFrame) -> list[str]:
+    ct = "model completion_time"
+    hi = t[t["load"] == t["load"].max()].set_index(["scenario", "flow_packets", "variant"])[ct].unstack("variant")
+    nbe = hi["all three, NBE"] / hi["NewReno"]
+    gain = (1 - hi["all three, BBE"] / hi["NewReno"]).groupby(level="scenario").mean()
+    return [model_claim((nbe < 1).all(), "at the highest load NewReno is slower than a window drawn at random (NBE) in "
+                        "every scenario and flow length", f"NBE/NewReno {nbe.min():.2f}–{nbe.max():.2f}"),
+            model_claim(gain["ACCESS"] > gain["PEERING"], "the gain grows with the resources: ACCESS gains more than "
+                        "PEERING", f"{100 * gain['ACCESS']:.0f} % against {100 * gain['PEERING']:.0f} %")]
+
+
+def flow_length_claims_sim(m: pd.DataFrame) -> list[str]:
+    top = m["load"].max()
+    at = m[m["load"] == top]
+    parts, gains = [], {}
+    for sc in SCENARIOS:
+        for n in (60, 100, 200):
+            nr = seeds_of(at, "completion_time", scenario=sc, flow_packets=n, cc="newreno")
+            nbe = seeds_of(at, "completion_time", scenario=sc, flow_packets=n, cc=ALL, error="nbe")
+            bbe = seeds_of(at, "completion_time", scenario=sc, flow_packets=n, cc=ALL, error="bbe")
+            parts.append(greater(*paired(nr, nbe), f"{sc}, {n} packets", paired=True))
+            gains.setdefault(sc, []).append(1 - bbe / nr)
+    out = [all_of(parts, f"sim: at the highest load (ρ = {top}) NewReno is slower than a window drawn at random (NBE) "
+                         "in every scenario and flow length")]
+    g = {sc: pd.concat(v, axis=1).mean(axis=1) for sc, v in gains.items()}  # per seed, over the flow lengths
+    out.append(greater(*paired(g["ACCESS"], g["PEERING"]), "sim: the gain of all three (BBE) grows with the resources: "
+                       "ACCESS gains more than PEERING (per-seed gain averaged over flow lengths)", paired=True))
+    return [str(v) for v in out]
+
+
 def analyse_flow_lengths(done, points) -> Analysis:
     keys = ["scenario", "cc", "error", "flow_packets", "load"]
     t = joined(done, points, keys)
     t["variant"] = [error_label(c, e) for c, e in zip(t["cc"], t["error"])]
     figs, findings = [], []
-    for src in ("model", "sim"):
-        ct = f"{src} completion_time"
-        if ct not in t or t[ct].isna().all():
-            continue
-        hi = t[t["load"] == t[t[ct].notna()]["load"].max()].set_index(["scenario", "flow_packets", "variant"])[ct]
-        hi = hi.unstack("variant")
-        findings.append(verdict(bool((hi["all three, NBE"] < hi["NewReno"]).all()),
-                                f"at the highest load NewReno is slower than a window drawn at random (NBE) in every "
-                                f"scenario and flow length ({src}: NBE/NewReno "
-                                f"{float((hi['all three, NBE'] / hi['NewReno']).min()):.2f}–"
-                                f"{float((hi['all three, NBE'] / hi['NewReno']).max()):.2f})"))
-        gain = 1 - hi["all three, BBE"] / hi["NewReno"]
-        by_sc = gain.groupby(level="scenario").mean()
-        if {"ACCESS", "PEERING"} <= set(by_sc.index):
-            findings.append(verdict(bool(by_sc["ACCESS"] > by_sc["PEERING"]),
-                                    f"the gain grows with the resources: ACCESS gains more than PEERING ({src}: "
-                                    f"{100 * by_sc['ACCESS']:.0f} % against {100 * by_sc['PEERING']:.0f} %)"))
+    findings += flow_length_claims_model(t)
+    if done:
+        findings += flow_length_claims_sim(per_seed(done))
     for sc, fig in (("ACCESS", 6), ("PEERING", 7)):
         for n in (60, 100, 200):
             x = t[(t["scenario"] == sc) & (t["flow_packets"] == n)]
@@ -291,6 +359,44 @@ def omqn_validation(size: str) -> Plan:
                  **g})
 
 
+def validation_claims_model(t: pd.DataFrame) -> list[str]:
+    s = t.set_index(["load", "cc"])
+    d, c = s["model drop_rate"].unstack("cc"), s["model completion_time"].unstack("cc")
+    top = c.index.max()
+    out = [model_claim((d["rfs+esse"] < 0.5 * d["newreno"]).all(), "RFS+ESSE greatly reduces the drop rate (below half "
+                       "of NewReno's)", f"at most {float((d['rfs+esse'] / d['newreno']).max()):.2f} of NewReno's"),
+           model_claim(c.loc[top, "rfs+esse"] < c.loc[top, "newreno"], f"completion time improves at high load "
+                       f"(ρ = {top})", f"{c.loc[top, 'rfs+esse']:.2f} s against {c.loc[top, 'newreno']:.2f} s")]
+    light = d.index[d["newreno"] < 0.01]
+    if len(light):
+        out.append(model_claim((c.loc[light, "rfs+esse"] > c.loc[light, "newreno"]).all(), "where NewReno's drop rate "
+                               "is below 1 % the modified TCP is slower", f"loads {', '.join(f'{x:g}' for x in light)}"))
+    return out
+
+
+def validation_claims_sim(m: pd.DataFrame) -> list[str]:
+    loads = sorted(set(m["load"]))
+    out = [all_of([below(np.divide(*paired(seeds_of(m, "drop_rate", cc="rfs+esse", load=l),
+                                           seeds_of(m, "drop_rate", cc="newreno", load=l))), 0.5, f"ρ = {l}",
+                         quantity="per-seed ratio RFS+ESSE / NewReno") for l in loads],
+                  "sim: RFS+ESSE greatly reduces the drop rate (below half of NewReno's at every load)"),
+           greater(*paired(seeds_of(m, "completion_time", cc="newreno", load=loads[-1]),
+                           seeds_of(m, "completion_time", cc="rfs+esse", load=loads[-1])),
+                   f"sim: completion time improves at high load (ρ = {loads[-1]})", paired=True)]
+    nr_drop = m[m["cc"] == "newreno"].groupby("load")["drop_rate"].mean()
+    light = [l for l in loads if nr_drop[l] < 0.01]
+    if light:
+        out.append(all_of([greater(*paired(seeds_of(m, "completion_time", cc="rfs+esse", load=l),
+                                           seeds_of(m, "completion_time", cc="newreno", load=l)), f"ρ = {l}",
+                                   paired=True) for l in light],
+                          "sim: where NewReno's drop rate is below 1 % the modified TCP is slower"))
+    out = [str(v) for v in out]
+    if not light:
+        out.append("sim: NewReno's drop rate is ≥ 1 % at every load simulated, so the paper's light-load penalty "
+                   "cannot be checked on this grid")
+    return out
+
+
 def analyse_validation(done, points) -> Analysis:
     t = joined(done, points, ["cc", "load"])
     ss = model_table(points, burst="slow_start", prefix="model_ss")
@@ -299,26 +405,9 @@ def analyse_validation(done, points) -> Analysis:
     for y in ("drop_rate", "completion_time"):
         t[f"model/sim {y}"] = t[f"model {y}"] / t[f"sim {y}"]
         t[f"model_ss/sim {y}"] = t[f"model_ss {y}"] / t[f"sim {y}"]
-    findings = []
-    s = t.set_index(["load", "cc"])
-    for src in ("model", "sim"):
-        d = s[f"{src} drop_rate"].unstack("cc")
-        c = s[f"{src} completion_time"].unstack("cc")
-        findings.append(verdict(bool((d["rfs+esse"] < 0.5 * d["newreno"]).all()),
-                                f"RFS+ESSE greatly reduces the drop rate ({src}: "
-                                f"{float((d['rfs+esse'] / d['newreno']).max()):.2f} of NewReno's or less)"))
-        top = c.index.max()
-        findings.append(verdict(bool(c.loc[top, "rfs+esse"] < c.loc[top, "newreno"]),
-                                f"completion time improves at high load ({src}, ρ = {top}: "
-                                f"{c.loc[top, 'rfs+esse']:.2f} s against {c.loc[top, 'newreno']:.2f} s)"))
-        light = d.index[d["newreno"] < 0.01]
-        if len(light):
-            findings.append(verdict(bool((c.loc[light, "rfs+esse"] > c.loc[light, "newreno"]).all()),
-                                    f"where NewReno's drop rate is below 1 % the modified TCP is slower ({src}: "
-                                    f"loads {', '.join(f'{x:g}' for x in light)})"))
-        else:
-            findings.append(f"{src}: NewReno's drop rate is ≥ 1 % at every load simulated, so the paper's light-load "
-                            f"penalty cannot be checked on this grid")
+    findings = validation_claims_model(t)
+    if done:
+        findings += validation_claims_sim(per_seed(done))
     if t["sim drop_rate"].notna().any():
         w, ss, sim = t["model drop_rate"], t["model_ss drop_rate"], t["sim drop_rate"]
         inside = ((sim <= w) & (sim >= ss)) | ((sim >= w) & (sim <= ss))
