@@ -117,3 +117,21 @@ def test_topology_b_routes_acks_apart_and_lone_flows_are_unchanged(out):
     t = table(d, "ack_path")
     alone = t[~t["who"].str.contains(":")]
     assert len(alone) == 8 and outcomes(alone["verdict"]) == [HOLDS] * 8
+
+
+def test_sensitivity_changes_one_setting_and_reports_its_effect(out):
+    from tcplab.experiments.westwood import SENSITIVITY, westwood_sensitivity
+
+    plan = westwood_sensitivity("quick")
+    base = {(r.params["case"], r.seed): r.spec for r in plan.runs if r.params["setting"] == "baseline"}
+    for r in plan.runs:
+        b = base[(r.params["case"], r.seed)]
+        assert {k: v for k, v in r.spec.items() if k != "flows"} == {k: v for k, v in b.items() if k != "flows"}
+        for f, g in zip(r.spec["flows"], b["flows"]):
+            assert {**g["tcp"], **SENSITIVITY[r.params["setting"]]} == f["tcp"], "only the varied TCP setting differs"
+    d, rep = run_experiment("westwood_sensitivity", size="quick", jobs=2, out=out, progress=False)
+    t = table(d, "sensitivity").set_index("setting")
+    assert list(t.index) == list(SENSITIVITY)
+    # the timer tick decides Westwood's RTTmin, hence its window after a loss (docs/westwood.md)
+    assert t.loc["timer tick 100 ms", "fig22 BE/NR"] < 0.5 * t.loc["baseline", "fig22 BE/NR"]
+    assert outcome_of(t.loc["timer tick 100 ms", "verdict: fig22 BE/NR"]) == HOLDS
