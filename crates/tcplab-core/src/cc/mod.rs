@@ -177,6 +177,38 @@ pub fn reno_increase(st: &mut CcState, _ack: &AckSample) {
     }
 }
 
+/// The end of fast recovery as ns-2.35's Reno and NewReno agents perform it: the window
+/// returns to `recovery_base` (ns-2 drops the inflation `dupwnd_` and keeps `cwnd_`) and then,
+/// with `increase`, the recovery-ending ACK is processed like any new ACK and opens the
+/// window once more (`recv_newack_helper` calls `opencwnd()`): cwnd = w/2 + 1/(w/2) in
+/// congestion avoidance, +1 if partial ACKs deflated the base below ssthresh. Without
+/// `increase`, cwnd = `recovery_base` only (RFC 5681/6582 deflate without an increase).
+pub fn ns2_recovery_exit(st: &mut CcState, increase: bool) {
+    st.cwnd = st.recovery_base;
+    if increase {
+        reno_increase(
+            st,
+            &AckSample {
+                acked: 1,
+                duplicate: false,
+                rtt: None,
+            },
+        );
+    }
+}
+
+/// Reads the `exit_increase` parameter of the ns-2 reference variants (Reno, NewReno):
+/// 1 (default) = ns-2.35's exit, 0 = no increase on the recovery-ending ACK.
+pub fn exit_increase_param(algorithm: &str, params: &Params) -> Result<bool, String> {
+    match params.get("exit_increase").copied().unwrap_or(1.0) {
+        v if v == 1.0 => Ok(true),
+        v if v == 0.0 => Ok(false),
+        v => Err(format!(
+            "{algorithm}: exit_increase = {v} is not allowed; must be 0 or 1"
+        )),
+    }
+}
+
 /// max(floor(window / 2), 2) with window = floor(min(cwnd, rwnd)), as ns-2 computes it.
 pub fn half_window(st: &CcState) -> f64 {
     (st.window() / 2.0).floor().max(2.0)
@@ -302,7 +334,9 @@ mod tests {
         let mut p = Params::new();
         p.insert("beta".into(), 0.5);
         let e = create("newreno", &p).err().unwrap();
-        assert_eq!(e, "newreno has no parameter \"beta\"; allowed: none");
+        assert_eq!(e, "newreno has no parameter \"beta\"; allowed: exit_increase");
+        let e = create("tahoe", &p).err().unwrap();
+        assert_eq!(e, "tahoe has no parameter \"beta\"; allowed: none");
     }
 
     #[test]
@@ -322,8 +356,9 @@ mod tests {
         st.rwnd = 20.0;
         halve(&mut st, Signal::DupAcks);
         assert_eq!((st.ssthresh, st.cwnd), (10.0, 10.0));
-        // NewReno's exit returns to the un-inflated window, not to ssthresh
-        let mut cc = newreno::NewReno;
+        // NewReno's exit returns to the un-inflated window, not to ssthresh (here without
+        // ns-2's increase on the exit ACK, tested in newreno.rs)
+        let mut cc = newreno::NewReno { exit_increase: false };
         let mut st = test_state(15.086, 1e9);
         cc.on_congestion(&mut st, Signal::DupAcks);
         st.cwnd += 3.0;

@@ -534,15 +534,18 @@ impl Sender {
         }
     }
 
-    /// Limited Transmit (RFC 3042): a duplicate ACK before the threshold lets one new
-    /// segment out, up to cwnd + dupacks outstanding (ns-2's `singledup_`).
+    /// Limited Transmit (RFC 3042) as ns-2.35's `send_one` (`singledup_`): a duplicate ACK
+    /// before the threshold lets the next segment out, up to cwnd + dupacks beyond the
+    /// cumulative ACK. The next segment is `snd_nxt`: new data normally, but after a
+    /// timeout, while go-back-N is still below `snd_max`, a segment already sent (ns-2
+    /// sends `t_seqno_`, reset to `highest_ack_ + 1` by the timeout).
     fn limited_transmit(&mut self, now: Time, out: &mut Vec<Tx>) {
         let allowed = (self.st.cwnd.floor() + f64::from(self.dupacks)).min(self.st.rwnd.floor()) as u64;
-        if self.snd_nxt == self.snd_max && self.snd_nxt < self.limit() && self.snd_nxt < self.snd_una + allowed {
+        if self.snd_nxt < self.limit() && self.snd_nxt < self.snd_una + allowed {
             let seq = self.snd_nxt;
             self.emit_data(seq, now, out);
             self.snd_nxt += 1;
-            self.snd_max = self.snd_nxt;
+            self.snd_max = self.snd_max.max(self.snd_nxt);
             self.st.flight = self.snd_max - self.snd_una;
         }
     }
@@ -738,7 +741,7 @@ mod tests {
         // The retransmission of 5 arrives: ACK 15 covers recover -> full ACK.
         ack(&mut s, 30 * MS, 15);
         assert_ne!(s.st.phase, Phase::FastRecovery);
-        assert_eq!(s.st.cwnd, 5.0, "full ACK sets cwnd to ssthresh");
+        assert_eq!(s.st.cwnd, 5.2, "full ACK: back to w/2 = 5, then opened by 1/5 (ns-2)");
         assert_eq!(s.stats.retransmits, 2);
         assert_eq!(s.stats.timeouts, 0);
     }
@@ -773,14 +776,16 @@ mod tests {
             }
             s
         };
-        // Full ACK at once: back to 11/2 = 5.5 (ssthresh truncated to 5), in congestion avoidance.
+        // Full ACK at once: back to 11/2 = 5.5 (ssthresh truncated to 5), and the full ACK
+        // opens the window like any new ACK (ns-2's recv_newack_helper -> opencwnd):
+        // 5.5 + 1/5.5, in congestion avoidance.
         let mut s = in_recovery();
         assert_eq!((s.st.ssthresh, s.st.cwnd, s.st.recovery_base), (5.0, 8.5, 5.5));
         ack(&mut s, 10 * MS, 11);
-        assert_eq!((s.st.cwnd, s.st.phase), (5.5, Phase::CongestionAvoidance));
+        assert_eq!((s.st.cwnd, s.st.phase), (5.5 + 1.0 / 5.5, Phase::CongestionAvoidance));
         // A partial ACK for 6 segments uses up the inflation of 3 and deflates the base to
         // 8.5 - 6 + 1 - 1 = 2.5 (ns-2: cwnd_ -= deflate - dupwnd_, dupwnd_ = 1); the full ACK
-        // returns to it.
+        // returns to it and, below ssthresh, adds a slow-start segment.
         let mut s = in_recovery();
         ack(&mut s, 10 * MS, 6);
         assert_eq!(
@@ -788,8 +793,28 @@ mod tests {
             (3.5, 2.5, Phase::FastRecovery)
         );
         ack(&mut s, 20 * MS, 11);
-        assert_eq!(s.st.cwnd, 2.5);
+        assert_eq!(s.st.cwnd, 3.5);
         assert_eq!(s.st.phase, Phase::SlowStart, "below ssthresh after the deflation");
+        // With exit_increase = 0 the exit leaves the window at the base.
+        let mut p = cc::Params::new();
+        p.insert("exit_increase".into(), 0.0);
+        let tcp = TcpSpec {
+            init_cwnd: 11.0,
+            init_ssthresh: 11.0,
+            tick: 0.0,
+            ..TcpSpec::default()
+        };
+        let mut s = Sender::new(
+            SenderConfig::from_spec(&tcp, None),
+            &tcp,
+            cc::create("newreno", &p).unwrap(),
+        );
+        s.start(0, &mut vec![]);
+        for k in 1..=3 {
+            ack(&mut s, k * MS, 0);
+        }
+        ack(&mut s, 10 * MS, 11);
+        assert_eq!(s.st.cwnd, 5.5);
     }
 
     #[test]
@@ -801,7 +826,7 @@ mod tests {
         assert_eq!(s.st.phase, Phase::FastRecovery);
         ack(&mut s, 10 * MS, 5);
         assert_eq!(s.st.phase, Phase::CongestionAvoidance);
-        assert_eq!(s.st.cwnd, 5.0);
+        assert_eq!(s.st.cwnd, 5.2, "w/2 = 5, opened by 1/5 on the same ACK (ns-2)");
     }
 
     #[test]
@@ -908,6 +933,35 @@ mod tests {
         assert_eq!(seqs(&ack(&mut s, MS, 0)), vec![4]);
         assert_eq!(seqs(&ack(&mut s, 2 * MS, 0)), vec![5]);
         assert_eq!(seqs(&ack(&mut s, 3 * MS, 0)), vec![0], "third: fast retransmit only");
+    }
+
+    #[test]
+    fn limited_transmit_after_a_timeout_resends_the_go_back_n_segments_as_ns2() {
+        // ns-2's send_one sends t_seqno_, which the timeout reset to the first unacknowledged
+        // segment: duplicate ACKs for segments sent before the timeout let the next
+        // already-sent segments out again (as retransmissions).
+        let tcp = TcpSpec {
+            init_cwnd: 10.0,
+            init_ssthresh: 10.0,
+            limited_transmit: true,
+            tick: 0.0,
+            ..TcpSpec::default()
+        };
+        let mut s = sender("newreno", tcp, None);
+        s.start(0, &mut vec![]);
+        let mut out = vec![];
+        s.on_timeout(secs(3.0), &mut out);
+        assert_eq!(seqs(&out), vec![0], "go-back-N from the hole with cwnd 1");
+        assert_eq!((s.snd_nxt, s.snd_max), (1, 10));
+        // Two duplicate ACKs from segments still in flight: cwnd 1 + dupacks allows 1 and 2.
+        assert_eq!(seqs(&ack(&mut s, secs(3.0) + MS, 0)), vec![1]);
+        assert_eq!(seqs(&ack(&mut s, secs(3.0) + 2 * MS, 0)), vec![2]);
+        assert_eq!(seqs(&ack(&mut s, secs(3.0) + 3 * MS, 0)), Vec::<u64>::new());
+        assert_eq!((s.snd_nxt, s.snd_max, s.stats.retransmits), (3, 10, 3));
+        assert_eq!(
+            s.stats.fast_retransmits, 0,
+            "no fast retransmit inside the timed-out window"
+        );
     }
 
     #[test]
