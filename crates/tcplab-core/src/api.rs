@@ -219,3 +219,16 @@ impl std::io::Write for CountingSink {
 pub fn algorithms() -> Vec<&'static str> {
     crate::cc::names()
 }
+
+/// The packets the direction `dir` ("ab" or "ba") of the link between nodes `a` and `b`
+/// loses in a run with master seed `seed` and loss probability `loss`: indices, among the
+/// first `n` packets its queue admits, of those lost (see `net::loss_pattern`).
+pub fn loss_pattern(seed: u64, a: &str, b: &str, dir: &str, loss: f64, n: u64) -> Result<Vec<u64>, Error> {
+    if dir != "ab" && dir != "ba" {
+        return Err(Error::Scenario(format!("dir: {dir:?}; allowed: ab, ba")));
+    }
+    if !(0.0..=1.0).contains(&loss) {
+        return Err(Error::Scenario(format!("loss: {loss}; must be in [0, 1]")));
+    }
+    Ok(crate::net::loss_pattern(seed, a, b, dir, loss, n))
+}

@@ -356,7 +356,7 @@ impl World {
             ] {
                 cost.push(c);
                 let id = links.len() as u32;
-                let rng = Rng::stream(seed, &format!("link:{}:{}:{dir}", l.a, l.b));
+                let rng = crate::net::link_rng(seed, &l.a, &l.b, dir);
                 links.push(LinkDir::new(i as u32, from, to, l.rate, delay, queue, loss, rng));
                 adj[from as usize].push((to, id));
             }

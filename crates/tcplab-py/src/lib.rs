@@ -178,6 +178,26 @@ fn algorithms() -> Vec<&'static str> {
     api::algorithms()
 }
 
+/// The packets a link direction loses in a run with master seed `seed`: the indices, among
+/// the first `n` packets its queue admits (from 0, in order), of those lost with probability
+/// `loss` on direction `dir` ("ab" or "ba") of the link between nodes `a` and `b`. For
+/// replaying tcplab's losses in ns-2 (`tcplab.ns2`, `losses="tcplab"`).
+#[pyfunction]
+fn loss_pattern<'py>(
+    py: Python<'py>,
+    seed: u64,
+    a: String,
+    b: String,
+    dir: String,
+    loss: f64,
+    n: u64,
+) -> PyResult<Bound<'py, PyAny>> {
+    let v = py
+        .allow_threads(move || guarded(move || api::loss_pattern(seed, &a, &b, &dir, loss, n)))
+        .map_err(to_py_err)?;
+    numpy_array(&py.import_bound("numpy")?, &v, "uint64")
+}
+
 /// Panic inside the core's guard (for tests of the panic-to-`SimulationError` path only).
 #[pyfunction]
 fn _panic_in_core(py: Python<'_>, message: String) -> PyResult<()> {
@@ -191,6 +211,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(loss_pattern, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_in_core, m)?)?;
     m.add("ScenarioError", m.py().get_type_bound::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type_bound::<SimulationError>())?;

@@ -12,6 +12,21 @@ pub enum Enqueue {
     Lost,
 }
 
+/// The random stream of the direction `dir` ("ab" or "ba") of the link between nodes `a`
+/// and `b`: the only thing it draws is the Bernoulli loss of each packet the queue admits.
+pub fn link_rng(seed: u64, a: &str, b: &str, dir: &str) -> Rng {
+    Rng::stream(seed, &format!("link:{a}:{b}:{dir}"))
+}
+
+/// The packets that direction loses under master seed `seed` with loss probability `loss`,
+/// among the first `n` its queue admits (indices from 0, in the order admitted, which is
+/// also the order they leave the link): the draws [`LinkDir::enqueue`] makes. For replaying
+/// tcplab's loss realisation in another simulator (ns-2's `ErrorModel/List`).
+pub fn loss_pattern(seed: u64, a: &str, b: &str, dir: &str, loss: f64, n: u64) -> Vec<u64> {
+    let mut rng = link_rng(seed, a, b, dir);
+    (0..n).filter(|_| rng.bernoulli(loss)).collect()
+}
+
 /// One direction of a duplex link: a FIFO DropTail queue in front of a transmitter of
 /// fixed rate, followed by a propagation delay.
 ///
@@ -156,6 +171,36 @@ mod tests {
             l.busy_until_end(4_000_000),
             1_000_000,
             "the backlog from 4 ms is not counted"
+        );
+    }
+
+    #[test]
+    fn loss_pattern_is_what_the_link_loses_among_the_admitted_packets() {
+        let p = 0.05;
+        let pattern = loss_pattern(7, "r1", "r2", "ab", p, 5_000);
+        let mut l = LinkDir::new(0, 0, 1, 8e6, 0, 3, p, link_rng(7, "r1", "r2", "ab"));
+        let mut admitted = 0u64;
+        let mut lost = vec![];
+        for i in 0..20_000u64 {
+            // Bursts of 5 at 1 ms per packet against a queue of 3: some are queue drops,
+            // which draw nothing.
+            match l.enqueue((i / 5) * 5_000_000, 1000) {
+                Enqueue::QueueDrop => continue,
+                Enqueue::Lost => lost.push(admitted),
+                Enqueue::Arrives(_) => {}
+            }
+            admitted += 1;
+            if admitted == 5_000 {
+                break;
+            }
+        }
+        assert!(l.drops_queue > 1000, "the queue dropped packets too");
+        assert_eq!(lost, pattern);
+        assert!(pattern.len() > 150 && pattern.len() < 350, "{}", pattern.len());
+        assert_ne!(
+            pattern,
+            loss_pattern(7, "r1", "r2", "ba", p, 5_000),
+            "each direction its own"
         );
     }
 

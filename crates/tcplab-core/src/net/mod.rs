@@ -6,6 +6,6 @@ mod pool;
 mod routing;
 
 pub use lan::{Iface, Lan, LanEnqueue, TxEnd};
-pub use link::{Enqueue, LinkDir};
+pub use link::{link_rng, loss_pattern, Enqueue, LinkDir};
 pub use pool::{Packet, PacketPool};
 pub use routing::{shortest_path, Interrupted, Router};

@@ -1,0 +1,82 @@
+"""Print the measured agreement with ns-2.35 as the Markdown tables of docs/ns2-parity.md.
+
+    .venv/bin/python tests/ns2_parity_report.py [--aggregate] [--same] [--own] [--own-seeds N]
+
+--aggregate: the aggregate scenarios of test_agrees_with_ns2 (seeds 1-4, means);
+--same: every scenario of test_lossy_flows_match_ns2_on_the_same_losses (ns-2 replays
+tcplab's losses; seeds 1-20);
+--own: each lone lossy flow on each simulator's own losses (300 s runs, --own-seeds seeds,
+default 60, as test_lone_lossy_flow_agrees_with_ns2_on_its_own_losses).
+Without options, all three. Uses the scenarios and seeds the tests use.
+"""
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+import tcplab  # noqa: E402
+from test_ns2_parity import (  # noqa: E402
+    LONE_LOSSY,
+    OWN_LOSS_SEEDS,
+    SAME_LOSS_SEEDS,
+    SAME_LOSSES,
+    SCENARIOS,
+    measure,
+    per_seed,
+    t_interval,
+)
+
+
+def duration(spec):
+    return tcplab.normalise(spec)["sim"]["duration"]
+
+
+def interval_row(name, spec, seeds, losses):
+    ours, theirs = per_seed(spec, seeds, losses=losses)
+    m, h = t_interval(ours["goodput_bps"] / theirs["goodput_bps"] - 1)
+    return (
+        f"| {name} | {len(seeds)} × {duration(spec):g} s | {ours['goodput_bps'].mean() / 1e6:.4f} | "
+        f"{theirs['goodput_bps'].mean() / 1e6:.4f} | {m:+.2%} | [{m - h:+.2%}, {m + h:+.2%}] | "
+        f"{ours['retransmits'].mean():.1f} / {theirs['retransmits'].mean():.1f} | "
+        f"{ours['timeouts'].mean():.2f} / {theirs['timeouts'].mean():.2f} |"
+    )
+
+
+HEAD = (
+    "| scenario | seeds × run | goodput tcplab (Mb/s) | goodput ns-2 (Mb/s) | mean ratio − 1 | 95 % CI | "
+    "retransmits tcplab / ns-2 | timeouts tcplab / ns-2 |\n|---|---|---|---|---|---|---|---|"
+)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--aggregate", action="store_true")
+    ap.add_argument("--same", action="store_true")
+    ap.add_argument("--own", action="store_true")
+    ap.add_argument("--own-seeds", type=int, default=len(OWN_LOSS_SEEDS))
+    a = ap.parse_args()
+    everything = not (a.aggregate or a.same or a.own)
+    if a.aggregate or everything:
+        print("| scenario | goodput tcplab (Mb/s) | goodput ns-2 (Mb/s) | diff | retransmits tcplab / ns-2 | "
+              "timeouts tcplab / ns-2 |\n|---|---|---|---|---|---|")
+        for name, spec in SCENARIOS.items():
+            m = measure(spec)
+            (g, gn), (r, rn), (t, tn) = m["goodput_bps"], m["retransmits"], m["timeouts"]
+            print(f"| {name} | {g / 1e6:.3f} | {gn / 1e6:.3f} | {g / gn - 1:+.1%} | {r:.0f} / {rn:.0f} | "
+                  f"{t:.1f} / {tn:.1f} |", flush=True)
+        print()
+    if a.same or everything:
+        print(HEAD)
+        for name, spec in SAME_LOSSES.items():
+            print(interval_row(name, spec, SAME_LOSS_SEEDS, "tcplab"), flush=True)
+        print()
+    if a.own or everything:
+        print(HEAD)
+        for name, spec in LONE_LOSSY.items():
+            s = tcplab.normalise(spec)
+            s["sim"]["duration"] = 300.0
+            print(interval_row(name, s, range(1, a.own_seeds + 1), "ns2"), flush=True)
+
+
+if __name__ == "__main__":
+    main()
