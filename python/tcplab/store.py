@@ -103,7 +103,8 @@ class Store:
         return removed
 
     def load(self, key: str) -> Results:
-        return Results.load(self._dir(key))
+        """The results of a stored run; each table is read from disk when first used."""
+        return Results.load(self._dir(key), lazy=True)
 
     def meta(self, key: str) -> dict:
         d = self._dir(key) / "run.json"
