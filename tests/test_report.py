@@ -235,7 +235,8 @@ def test_reproduce_shows_each_phase_in_a_log(tmp_path, monkeypatch, capsys):
     assert "[tiny_slow] 1/1 runs, 0 failed, elapsed " in err, "the sweep"
     assert any(line.startswith("[tiny_slow] analysing 1 run: ") for line in lines), err
     assert re.search(r"^\[tiny_slow\] done in [\d.]+ s: planning [\d.]+ s; 1 run [\d.]+ s; analysis [\d.]+ s; "
-                     r"1 table and 0 figures written in [\d.]+ s$", err, re.M), err
+                     r"1 table and 0 figures written in [\d.]+ s; peak memory: largest run [\d.]+ [MG]B "
+                     r"\(1 of 1 runs measured\), sweep [\d.]+ [MG]B, analysis [\d.]+ [MG]B$", err, re.M), err
     assert re.search(r"^\[report\] 1 experiment, [\d.]+ MB, written in [\d.]+ s$", err, re.M), err
     assert "\r" not in err, "a log gets whole lines"
 

@@ -1,6 +1,7 @@
 """Running one simulation and holding its results as pandas DataFrames."""
 from __future__ import annotations
 
+import functools
 import json
 import operator
 import os
@@ -70,11 +71,12 @@ class Results:
     def seed(self) -> int:
         return self.summary["seed"]
 
-    def save(self, directory: str | os.PathLike, extra_files: dict[str, str | bytes] | None = None,
+    def save(self, directory: str | os.PathLike, extra_files: dict[str, Any] | None = None,
              force: bool = False) -> Path:
         """Write the results into ``directory``, all or nothing, with a marker file saying
-        tcplab wrote them. ``extra_files`` (name -> text or bytes, e.g. a plot) are written
-        with them.
+        tcplab wrote them. ``extra_files`` (name -> text, bytes, or a function writing the
+        path it is given, e.g. a plot) are written with them. Files are written in the order
+        of their names.
 
         An existing directory is replaced only if it holds a previous tcplab run, and then
         only the files tcplab wrote; anything else raises :class:`tcplab.OutputRefused`
@@ -105,23 +107,55 @@ class Results:
         plan_output(directory, "run", force=force, legacy=_legacy_run_dir)
 
     @classmethod
-    def load(cls, directory: str | os.PathLike) -> "Results":
+    def load(cls, directory: str | os.PathLike, lazy: bool = False) -> "Results":
         """Read results written by :meth:`save`. Raises :class:`tcplab.OutputError` for a
-        directory whose save was interrupted, FileNotFoundError for one that holds no results."""
+        directory whose save was interrupted, FileNotFoundError for one that holds no results.
+
+        ``lazy=True`` reads only the summary now and each table (and the pcaps) when it is
+        first used, so that code that looks at the flows and links of many runs does not
+        read their time series and events (the run store loads this way)."""
         d = Path(directory)
         marker = check_complete(d)
         if not (d / "summary.json").is_file():
             raise FileNotFoundError(f"{d}: not a tcplab result directory (no summary.json)")
-        tables = {name: pd.read_parquet(d / f"{name}.parquet") for name in TABLES
-                  if name not in _OPTIONAL_TABLES or (d / f"{name}.parquet").exists()}
+        table_files = {name: d / f"{name}.parquet" for name in TABLES
+                       if name not in _OPTIONAL_TABLES or (d / f"{name}.parquet").exists()}
         summary = json.loads((d / "summary.json").read_text())
         index = (marker or {}).get("pcaps")
         if isinstance(index, dict):
-            pcaps = {name: (d / file).read_bytes() for name, file in index.items()
-                     if isinstance(file, str) and file in marker["files"]}
+            pcap_files = {name: d / file for name, file in index.items()
+                          if isinstance(file, str) and file in marker["files"]}
         else:  # saved before the marker existed: names were the file names
-            pcaps = {p.stem: p.read_bytes() for p in sorted(d.glob("*.pcap"))}
-        return cls(summary=summary, pcaps=pcaps, **tables)
+            pcap_files = {p.stem: p for p in sorted(d.glob("*.pcap"))}
+
+        def read_pcaps():
+            return {name: path.read_bytes() for name, path in pcap_files.items()}
+
+        if not lazy:
+            return cls(summary=summary, pcaps=read_pcaps(),
+                       **{name: pd.read_parquet(path) for name, path in table_files.items()})
+        r = cls(summary=summary, **{name: None for name in TABLES if name not in _OPTIONAL_TABLES})
+        pending = {name: functools.partial(pd.read_parquet, path) for name, path in table_files.items()}
+        pending["pcaps"] = read_pcaps
+        for name in pending:
+            delattr(r, name)  # read on first use, by __getattr__
+        r.__dict__["_pending"] = pending
+        return r
+
+    def __getattr__(self, name: str):
+        # Only called for attributes that are missing: the tables of a lazy load not read yet.
+        pending = self.__dict__.get("_pending")
+        if pending is None or name not in pending:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        value = pending[name]()
+        setattr(self, name, value)
+        del pending[name]
+        return value
+
+    def __getstate__(self):
+        for name in list(self.__dict__.get("_pending", ())):
+            getattr(self, name)
+        return {k: v for k, v in self.__dict__.items() if k != "_pending"}
 
 
 _LEGACY_RUN_FILES = {f"{name}.parquet" for name in TABLES} | {"summary.json", "run.json", "cwnd.png"}
@@ -150,14 +184,17 @@ _INT64_MAX = np.iinfo(np.int64).max
 
 def _column(values):
     # Counters arrive as uint64; int64 is what pandas and arithmetic on differences expect.
+    # Below 2^63 both types have the same bits, so the array is reinterpreted, not copied.
     if isinstance(values, np.ndarray) and values.dtype == np.uint64:
         if values.size == 0 or values.max() <= _INT64_MAX:
-            return values.astype(np.int64)
+            return values.view(np.int64)
     return values
 
 
 def _frame(columns: dict) -> pd.DataFrame:
-    return pd.DataFrame({k: _column(v) for k, v in columns.items()})
+    # copy=False: the frame uses the arrays the core returned (one block per column) instead
+    # of copying them into one block per type, which doubled a run's memory for a moment.
+    return pd.DataFrame({k: _column(v) for k, v in columns.items()}, copy=False)
 
 
 def print_progress(now: float, end: float, events: int, stream=None) -> None:
@@ -195,7 +232,7 @@ def run(spec: Any, seed: int | None = None, wall_limit: float | None = None,
     if progress is True:
         sys.stderr.write("\n")
     return Results(
-        summary=out["summary"],
-        pcaps=dict(out["pcaps"]),
-        **{name: _frame(out[name]) for name in TABLES if name in out},
+        summary=out.pop("summary"),
+        pcaps=dict(out.pop("pcaps")),
+        **{name: _frame(out.pop(name)) for name in TABLES if name in out},
     )

@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 
 from tcplab import _core
+from tcplab.memory import peak_rss_bytes
 from tcplab.run import Results
 from tcplab.scenario import normalise
 
@@ -70,9 +71,20 @@ class Store:
             return "failed"
         return None
 
-    def save(self, key: str, results: Results, meta: dict) -> None:
-        results.save(self._dir(key), extra_files={"run.json": json.dumps(meta, indent=2)})
+    def save(self, key: str, results: Results, meta: dict, measure_peak: bool = False) -> dict:
+        """Store a finished run with `meta` (its run.json); returns the meta written. With
+        `measure_peak` (in a process that ran only this run), meta gets ``peak_rss_bytes``:
+        this process's peak resident memory, read once the tables are written."""
+        meta = dict(meta)
+
+        def run_json(path: Path) -> None:
+            if measure_peak:
+                meta["peak_rss_bytes"] = peak_rss_bytes()
+            path.write_text(json.dumps(meta, indent=2))
+
+        results.save(self._dir(key), extra_files={"run.json": run_json})
         self._failed(key).unlink(missing_ok=True)
+        return meta
 
     def fail(self, key: str, error: str, meta: dict, environmental: bool = False) -> None:
         """Record a failed run. `environmental`: it failed because its worker process died,
@@ -103,7 +115,8 @@ class Store:
         return removed
 
     def load(self, key: str) -> Results:
-        return Results.load(self._dir(key))
+        """The results of a stored run; each table is read from disk when first used."""
+        return Results.load(self._dir(key), lazy=True)
 
     def meta(self, key: str) -> dict:
         d = self._dir(key) / "run.json"

@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 from tcplab import experiments as ex
 from tcplab import plots
+from tcplab.memory import PeakMeter, human, peak_rss_bytes
 from tcplab.store import Store, run_key
 from tcplab.verdicts import tally
 from tcplab.worker_pool import WorkerPool
@@ -35,6 +36,48 @@ def simulate(spec: dict, seed: int, wall_limit: float | None):
         if not isinstance(e, ValueError):
             detail += "\n" + "".join(traceback.format_exception(e))[-2000:]
         return None, detail, time.time() - t0
+
+
+class _RunAndStore:
+    """What a local worker process does for one run: simulate it with `worker`, then save the
+    results into the store itself, so that they never travel to the sweep process (they were
+    pickled, sent, unpickled and saved there, holding several copies at once). The process
+    runs nothing else (a fresh one per run), so its peak resident memory is this run's:
+    recorded in run.json as ``peak_rss_bytes``."""
+
+    def __init__(self, worker: Callable, root: Path):
+        self.worker, self.root = worker, root
+
+    def __call__(self, spec: dict, seed: int, wall_limit: float | None, key: str, params: dict, attempt: int):
+        results, error, wall = self.worker(spec, seed, wall_limit)
+        info = {"stored": False, "environmental": False, "peak_rss_bytes": None}
+        if error is None:
+            meta = {"params": params, "seed": seed, "key": key, "wall_seconds": wall, "attempts": attempt}
+            try:
+                meta = Store(self.root).save(key, results, meta, measure_peak=True)
+                info["stored"] = True
+                info["peak_rss_bytes"] = meta["peak_rss_bytes"]
+            except OSError as e:  # OutputError included: disk full, permissions
+                error = f"the results could not be stored: {type(e).__name__}: {e}"
+                info["environmental"] = True
+        del results
+        if not info["stored"]:
+            info["peak_rss_bytes"] = peak_rss_bytes()
+        return None, error, wall, info
+
+
+class _MeasuredRun:
+    """A run on a Dask worker, whose process is long-lived and may run tasks in several
+    threads: no peak of the run alone can be read there. ``worker_max_rss_bytes`` is the
+    worker process's high-water mark when the run ended (at least the run's peak, and shared
+    with whatever else that process ran)."""
+
+    def __init__(self, worker: Callable):
+        self.worker = worker
+
+    def __call__(self, spec: dict, seed: int, wall_limit: float | None):
+        results, error, wall = self.worker(spec, seed, wall_limit)
+        return results, error, wall, {"peak_rss_bytes": None, "worker_max_rss_bytes": peak_rss_bytes()}
 
 
 #: attempts of a run whose worker process dies: the first and two retries
@@ -70,6 +113,8 @@ class SweepReport:
     wall_seconds: float = 0.0
     environmental: set = field(default_factory=set)  # keys of failures a later sweep reruns unasked
     retries: int = 0  # runs started again because their worker process died
+    reused_keys: set = field(default_factory=set)  # keys of the runs (done or failed) taken from the store, not run
+    parent_peak_rss_bytes: int | None = None  # the sweep process's peak while it ran the sweep
 
 
 class Progress:
@@ -203,17 +248,32 @@ class _Outcome:
     wall: float = float("nan")
     environmental: bool = False
     retry: bool = False
+    #: what the worker measured and did: peak_rss_bytes, worker_max_rss_bytes (Dask), stored
+    #: (the worker saved the results in the store itself), environmental
+    info: dict = field(default_factory=dict)
+
+
+def _answer(value) -> tuple:
+    """(results, error, wall, info) from a worker's answer, with or without its info."""
+    results, error, wall, *rest = value
+    return results, error, wall, (rest[0] if rest else {})
 
 
 class _Local:
-    """Parallel local processes, one run in flight per process: when a process dies, the run it
-    was running is known; it is retried, and the runs still queued are untouched."""
+    """Parallel local processes, a fresh one for every run: when a process dies, the run it
+    was running is known; it is retried, and the runs still queued are untouched. A run's
+    process ends with it, so its memory is returned and its peak is the run's.
+    `worker(*task, attempt)` is called with the attempt number (1, 2, ...)."""
 
     def __init__(self, jobs: int):
         self.jobs = jobs
 
     def run(self, worker: Callable, tasks: list[tuple], tick: Callable | None = None):
-        pool = WorkerPool(worker, min(self.jobs, len(tasks)))
+        try:  # imported once here rather than by every run's process when it saves its results
+            import pyarrow.parquet  # noqa: F401
+        except ImportError:
+            pass
+        pool = WorkerPool(worker, min(self.jobs, len(tasks)), tasks_per_process=1)
         fresh = collections.deque(range(len(tasks)))
         again = collections.deque()
         attempts = [0] * len(tasks)
@@ -223,21 +283,24 @@ class _Local:
                 while fresh and pool.busy < pool.size:
                     i = fresh.popleft()
                     attempts[i] += 1
-                    pool.start(i, tasks[i])
+                    pool.start(i, tasks[i] + (attempts[i],))
                 if again and not fresh and not pool.busy:
                     # A retry runs alone: if its worker was killed for memory that it shared with
                     # other runs, it now has the machine to itself.
                     i = again.popleft()
                     attempts[i] += 1
-                    pool.start(i, tasks[i])
+                    pool.start(i, tasks[i] + (attempts[i],))
                 answers = pool.wait(timeout=1.0)
                 if not answers and tick:
                     tick()
                 for i, kind, value in answers:
                     n = attempts[i]
                     if kind == "ok":
-                        results, error, wall = value
-                        yield _Outcome(i, n, results, error, wall)
+                        results, error, wall, info = _answer(value)
+                        del value
+                        yield _Outcome(i, n, results, error, wall, environmental=bool(info.get("environmental")),
+                                       info=info)
+                        del results
                     elif kind == "raised":
                         yield _Outcome(i, n, error=f"the worker raised {value}")
                     elif n < WORKER_DEATH_ATTEMPTS:
@@ -277,19 +340,22 @@ class _Dask:
     def run(self, worker: Callable, tasks: list[tuple], tick: Callable | None = None):
         from dask.distributed import as_completed
 
-        futures = {self.client.submit(worker, *args, pure=False): i for i, args in enumerate(tasks)}
+        measured = _MeasuredRun(worker)
+        futures = {self.client.submit(measured, *args, pure=False): i for i, args in enumerate(tasks)}
         try:
             for fut in as_completed(list(futures)):
-                i = futures[fut]
+                i = futures.pop(fut)
                 try:
-                    results, error, wall = fut.result()
+                    results, error, wall, info = _answer(fut.result())
                 except Exception as e:  # noqa: BLE001 - every failure is recorded
                     # A worker that died on every attempt, a lost connection: not the run's fault.
                     env = isinstance(e, (OSError, TimeoutError)) or type(e).__name__ in (
                         "KilledWorker", "CancelledError", "FutureCancelledError")
                     yield _Outcome(i, 1, error=f"worker failed: {type(e).__name__}: {e}", environmental=env)
                 else:
-                    yield _Outcome(i, 1, results, error, wall)
+                    yield _Outcome(i, 1, results, error, wall, info=info)
+                    del results
+                del fut  # with the last reference gone, the cluster forgets the result
         finally:
             self.client.cancel([f for f in futures if not f.done()])
 
@@ -329,9 +395,15 @@ def execute(runs: list, store: Store, jobs: int | None = None, scheduler=None, r
     A run whose local worker process dies is retried, alone, up to WORKER_DEATH_ATTEMPTS
     attempts in all. A run that finally fails is recorded: a later sweep reruns it only with
     ``retry_failed``, unless the failure was environmental (its worker died), which a later
-    sweep reruns by itself. ``connect_timeout``: seconds to wait for the scheduler."""
+    sweep reruns by itself. ``connect_timeout``: seconds to wait for the scheduler.
+
+    Local runs are saved by their worker processes; runs on a Dask cluster are sent back and
+    saved here. Each run's record (run.json, or the failure record) has ``peak_rss_bytes``,
+    the peak resident memory of the process that ran it (null when unknown: Dask, a worker
+    that died)."""
     t0 = time.time()
     jobs = _check_jobs(jobs)
+    meter = PeakMeter().start()
     store.remove_stale_temporary_files(before=t0)
     rep = SweepReport()
     outcome: list = [None] * len(runs)  # (Run, key, error or None) per run
@@ -342,18 +414,31 @@ def execute(runs: list, store: Store, jobs: int | None = None, scheduler=None, r
         if st == "done":
             outcome[n] = (r, key, None)
             rep.reused += 1
+            rep.reused_keys.add(key)
         elif st == "failed" and not retry_failed and not store.failed_by_environment(key):
             outcome[n] = (r, key, store.meta(key).get("error", "failed"))
+            rep.reused_keys.add(key)
         else:
             todo.append((n, r, key))
     if todo:
         backend = (_Dask(scheduler, _scheduler_timeout(connect_timeout)) if scheduler is not None
                    else _Local(jobs))
         bar = Progress(label, len(todo)) if progress else None
-        outcomes = backend.run(worker, [(r.spec, r.seed, r.wall_limit) for _, r, _ in todo],
-                               tick=bar.tick if bar else None)
+        if isinstance(backend, _Local):
+            fn, tasks = _RunAndStore(worker, store.root), [(r.spec, r.seed, r.wall_limit, key, r.params)
+                                                            for _, r, key in todo]
+        else:
+            fn, tasks = worker, [(r.spec, r.seed, r.wall_limit) for _, r, _ in todo]
+
+        def tick():
+            meter.sample()
+            if bar:
+                bar.tick()
+
+        outcomes = backend.run(fn, tasks, tick=tick)
         try:
             for o in outcomes:
+                meter.sample()
                 n, r, key = todo[o.index]
                 if o.retry:
                     rep.retries += 1
@@ -362,9 +447,13 @@ def execute(runs: list, store: Store, jobs: int | None = None, scheduler=None, r
                                   f"(attempt {o.attempts + 1} of {WORKER_DEATH_ATTEMPTS})")
                     continue
                 meta = {"params": r.params, "seed": r.seed, "key": key, "wall_seconds": o.wall,
-                        "attempts": o.attempts}
+                        "attempts": o.attempts, "peak_rss_bytes": o.info.get("peak_rss_bytes")}
+                if "worker_max_rss_bytes" in o.info:
+                    meta["worker_max_rss_bytes"] = o.info["worker_max_rss_bytes"]
                 if o.error is None:
-                    store.save(key, o.results, meta)  # also removes an earlier failure record
+                    if not o.info.get("stored"):
+                        store.save(key, o.results, meta)  # also removes an earlier failure record
+                    o.results = None
                 else:
                     store.fail(key, o.error, meta, environmental=o.environmental)
                     if o.environmental:
@@ -383,6 +472,7 @@ def execute(runs: list, store: Store, jobs: int | None = None, scheduler=None, r
             if store.failed_by_environment(key):
                 rep.environmental.add(key)
     rep.wall_seconds = time.time() - t0
+    rep.parent_peak_rss_bytes = meter.stop()
     return rep
 
 
@@ -424,8 +514,11 @@ def provenance() -> dict:
 
 
 def write_experiment(out: Path, exp: ex.Experiment, size: str, plan: ex.Plan, rep: SweepReport,
-                     store: Store, analysis: ex.Analysis | None, error: str | None) -> Path:
-    """Write one experiment's tables (CSV + JSON), figures (PNG + SVG) and description."""
+                     store: Store, analysis: ex.Analysis | None, error: str | None,
+                     analysis_meter: PeakMeter | None = None) -> Path:
+    """Write one experiment's tables (CSV + JSON), figures (PNG + SVG) and description.
+    `analysis_meter`, started before the analysis, is stopped once the figures are written:
+    its peak is the analysis's."""
     d = out / exp.name
     (d / "tables").mkdir(parents=True, exist_ok=True)
     tables = []
@@ -439,13 +532,25 @@ def write_experiment(out: Path, exp: ex.Experiment, size: str, plan: ex.Plan, re
             paths = plots.save(f.figure, d / "figures", f.name)
             figures.append({"name": f.name, "title": f.title, "png": str(paths[0].relative_to(d)),
                             "svg": str(paths[1].relative_to(d))})
+    analysis_peak = analysis_meter.stop() if analysis_meter is not None else None
     runs = []
+
+    def record(r, key, status, **extra):
+        # A reused run was not run by this sweep: its wall time and peak memory are the ones
+        # stored when it ran (null if it was stored before peaks were recorded).
+        meta = store.meta(key)
+        doc = {"params": r.params, "seed": r.seed, "key": key, "status": status, **extra,
+               "wall_seconds": meta.get("wall_seconds"), "peak_rss_bytes": meta.get("peak_rss_bytes"),
+               "reused": key in rep.reused_keys}
+        if "worker_max_rss_bytes" in meta:
+            doc["worker_max_rss_bytes"] = meta["worker_max_rss_bytes"]
+        runs.append(doc)
+
     for r, key in rep.done:
-        runs.append({"params": r.params, "seed": r.seed, "key": key, "status": "done",
-                     "wall_seconds": store.meta(key).get("wall_seconds")})
+        record(r, key, "done")
     for r, key, err in rep.failed:
-        runs.append({"params": r.params, "seed": r.seed, "key": key, "status": "failed", "error": err,
-                     "wall_seconds": store.meta(key).get("wall_seconds")})
+        record(r, key, "failed", error=err)
+    peaks = [x["peak_rss_bytes"] for x in runs if isinstance(x["peak_rss_bytes"], int)]
     doc = {
         "name": exp.name,
         "description": exp.description,
@@ -458,6 +563,11 @@ def write_experiment(out: Path, exp: ex.Experiment, size: str, plan: ex.Plan, re
         "runs": runs,
         "reused": rep.reused,
         "sweep_wall_seconds": rep.wall_seconds,
+        # peak resident memory: the largest of the runs' (each in a process of its own, reused
+        # runs included), the sweep process's while it ran the sweep, the analysis's
+        "run_peak_rss_bytes": max(peaks) if peaks else None,
+        "sweep_peak_rss_bytes": rep.parent_peak_rss_bytes,
+        "analysis_peak_rss_bytes": analysis_peak,
         "tables": tables,
         "figures": figures,
         "findings": analysis.findings if analysis else [],
@@ -489,12 +599,15 @@ def run_experiment(name: str, size: str = "quick", jobs: int | None = None, sche
     rep = execute(plan.runs, store, jobs=jobs, scheduler=scheduler, retry_failed=retry_failed, label=name,
                   worker=worker or simulate, progress=progress, connect_timeout=connect_timeout)
     took["sweep"] = time.time() - t0
+    # The analysis's peak memory: from here until its figures are written (write_experiment).
+    meter = PeakMeter(interval=0.05).start() if rep.done else None
     analysis, error = _analyse(plan, rep, store, bar, took)
     rep.analysis_error = error
     with _phase(bar, took, "write", _writing(analysis)):
-        d = write_experiment(out, exp, size, plan, rep, store, analysis, error)
+        d = write_experiment(out, exp, size, plan, rep, store, analysis, error, analysis_meter=meter)
     if bar:
-        bar.finish(_experiment_summary(plan, rep, analysis, took, time.time() - bar.started))
+        bar.finish(_experiment_summary(plan, rep, analysis, took, time.time() - bar.started)
+                   + "; " + memory_summary(d))
     return d, rep
 
 
@@ -556,6 +669,15 @@ def _experiment_summary(plan: ex.Plan, rep: SweepReport, analysis: ex.Analysis |
         analysed = f"analysis {took['analysis']:.1f} s"
     return (f"done in {total:.1f} s: planning {took['plan']:.1f} s; {runs} {took['sweep']:.1f} s; {analysed}; "
             f"{_writing(analysis)[len('writing '):]} written in {took['write']:.1f} s")
+
+
+def memory_summary(directory: Path) -> str:
+    """The peak memory an experiment's experiment.json records, in a few words."""
+    doc = json.loads((directory / "experiment.json").read_text())
+    measured = sum(isinstance(r.get("peak_rss_bytes"), int) for r in doc["runs"])
+    return (f"peak memory: largest run {human(doc['run_peak_rss_bytes'])} ({measured} of {len(doc['runs'])} "
+            f"runs measured), sweep {human(doc['sweep_peak_rss_bytes'])}, "
+            f"analysis {human(doc['analysis_peak_rss_bytes'])}")
 
 
 def _legacy_reproduction_root(directory: Path, entries: list[str]) -> set | None:

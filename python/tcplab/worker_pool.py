@@ -46,13 +46,16 @@ def _watch_parent(parent_pid: int, interval: float = 0.5) -> None:
     os._exit(1)
 
 
-def _serve(conn, fn: Callable, parent_pid: int) -> None:
-    """A worker's loop: receive a task's arguments, send back ("ok", value) or ("raised", text)."""
+def _serve(conn, fn: Callable, parent_pid: int, tasks: int | None = None) -> None:
+    """A worker's loop: receive a task's arguments, send back ("ok", value) or ("raised", text);
+    end after `tasks` tasks if given."""
     die_with_parent(parent_pid)
     # Ctrl-C reaches the whole process group; it is the parent's to handle (it stops the
     # workers), so that an interrupted run is not mistaken for a failed one.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    while True:
+    done = 0
+    while tasks is None or done < tasks:
+        done += 1
         try:
             args = conn.recv()
         except (EOFError, OSError):
@@ -69,6 +72,7 @@ def _serve(conn, fn: Callable, parent_pid: int) -> None:
             return  # the parent is gone
         except Exception as e:  # noqa: BLE001 - the value cannot be pickled
             conn.send(("raised", f"the result could not be sent back: {type(e).__name__}: {e}"))
+        del args, out  # not kept while waiting for the next task
 
 
 def death_cause(exitcode: int | None) -> str:
@@ -82,19 +86,25 @@ class _Worker:
     process: Any
     conn: Any
     task: Any = None  # the tag of the task it is running, None when idle
+    served: int = 0  # tasks it answered
 
 
 class WorkerPool:
     """Up to `size` processes running `fn(*args)`; `start` hands a task to an idle process
     (starting one if needed), `wait` returns what finished: (tag, "ok", value),
-    (tag, "raised", error text) or (tag, "died", cause such as "signal 9")."""
+    (tag, "raised", error text) or (tag, "died", cause such as "signal 9").
 
-    def __init__(self, fn: Callable, size: int):
+    `tasks_per_process=1` gives every task a fresh process, which ends with its task: all its
+    memory is returned when the task ends, and the process's peak resident size is that
+    task's (sweeps run this way)."""
+
+    def __init__(self, fn: Callable, size: int, tasks_per_process: int | None = None):
         # fork: workers start at once and scripts without a __main__ guard still work (the
         # core runs no threads of its own); spawn where fork does not exist.
         methods = multiprocessing.get_all_start_methods()
         self.ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
         self.fn, self.size = fn, size
+        self.tasks_per_process = tasks_per_process
         self.workers: list[_Worker] = []
 
     @property
@@ -121,7 +131,8 @@ class WorkerPool:
 
     def _spawn(self) -> _Worker:
         ours, theirs = self.ctx.Pipe()
-        p = self.ctx.Process(target=_serve, args=(theirs, self.fn, os.getpid()), name="tcplab-sweep-worker")
+        p = self.ctx.Process(target=_serve, args=(theirs, self.fn, os.getpid(), self.tasks_per_process),
+                             name="tcplab-sweep-worker")
         p.start()
         theirs.close()  # so that the worker's death shows as end-of-file on our side
         w = _Worker(p, ours)
@@ -150,6 +161,9 @@ class WorkerPool:
                 continue
             out.append((w.task, kind, value))
             w.task = None
+            w.served += 1
+            if self.tasks_per_process is not None and w.served >= self.tasks_per_process:
+                self._bury(w)  # it ends by itself: wait for it, so that its memory is free
         return out
 
     def _bury(self, w: _Worker) -> str:

@@ -3,8 +3,9 @@
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList};
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString};
 use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::sync::Once;
 use tcplab_core::api::{self, Column, Table};
 
@@ -87,13 +88,33 @@ fn numpy_array<'py, T: Copy>(np: &Bound<'py, PyModule>, values: &[T], dtype: &st
 }
 
 /// A result table as a dict: column name -> numpy array (float64 / uint64) or list of str.
-fn table_to_dict<'py>(py: Python<'py>, np: &Bound<'py, PyModule>, t: &Table) -> PyResult<Bound<'py, PyDict>> {
+///
+/// Takes the table by value and frees each column as soon as it is copied, so that the
+/// core's copy and Python's copy of a run's results are never both whole in memory. Equal
+/// strings in a column share one Python object (the events table repeats a few names on
+/// every row).
+fn table_to_dict<'py>(py: Python<'py>, np: &Bound<'py, PyModule>, t: Table) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new_bound(py);
-    for (name, col) in &t.columns {
+    for (name, col) in t.columns {
         match col {
-            Column::F64(v) => d.set_item(name, numpy_array(np, v, "float64")?)?,
-            Column::U64(v) => d.set_item(name, numpy_array(np, v, "uint64")?)?,
-            Column::Str(v) => d.set_item(name, PyList::new_bound(py, v))?,
+            Column::F64(v) => d.set_item(name, numpy_array(np, &v, "float64")?)?,
+            Column::U64(v) => d.set_item(name, numpy_array(np, &v, "uint64")?)?,
+            Column::Str(v) => {
+                let mut seen: HashMap<String, Bound<'py, PyString>> = HashMap::new();
+                let list = PyList::empty_bound(py);
+                for s in v {
+                    let item = match seen.get(&s) {
+                        Some(o) => o.clone(),
+                        None => {
+                            let o = PyString::new_bound(py, &s);
+                            seen.insert(s, o.clone());
+                            o
+                        }
+                    };
+                    list.append(item)?;
+                }
+                d.set_item(name, list)?
+            }
         }
     }
     Ok(d)
@@ -145,22 +166,34 @@ fn run(
         return Err(e);
     }
     let out = result.map_err(to_py_err)?;
+    let api::RunOutput {
+        flows,
+        links,
+        flow_ts,
+        link_ts,
+        events,
+        lans,
+        parallel_intervals,
+        generators,
+        pcaps,
+        summary_json,
+    } = out;
     let np = py.import_bound("numpy")?;
     let d = PyDict::new_bound(py);
-    d.set_item("flows", table_to_dict(py, &np, &out.flows)?)?;
-    d.set_item("links", table_to_dict(py, &np, &out.links)?)?;
-    d.set_item("flow_ts", table_to_dict(py, &np, &out.flow_ts)?)?;
-    d.set_item("link_ts", table_to_dict(py, &np, &out.link_ts)?)?;
-    d.set_item("events", table_to_dict(py, &np, &out.events)?)?;
-    d.set_item("lans", table_to_dict(py, &np, &out.lans)?)?;
-    d.set_item("parallel_intervals", table_to_dict(py, &np, &out.parallel_intervals)?)?;
-    d.set_item("generators", table_to_dict(py, &np, &out.generators)?)?;
-    let pcaps = PyDict::new_bound(py);
-    for (name, bytes) in &out.pcaps {
-        pcaps.set_item(name, PyBytes::new_bound(py, bytes))?;
+    d.set_item("flows", table_to_dict(py, &np, flows)?)?;
+    d.set_item("links", table_to_dict(py, &np, links)?)?;
+    d.set_item("flow_ts", table_to_dict(py, &np, flow_ts)?)?;
+    d.set_item("link_ts", table_to_dict(py, &np, link_ts)?)?;
+    d.set_item("events", table_to_dict(py, &np, events)?)?;
+    d.set_item("lans", table_to_dict(py, &np, lans)?)?;
+    d.set_item("parallel_intervals", table_to_dict(py, &np, parallel_intervals)?)?;
+    d.set_item("generators", table_to_dict(py, &np, generators)?)?;
+    let py_pcaps = PyDict::new_bound(py);
+    for (name, bytes) in pcaps {
+        py_pcaps.set_item(name, PyBytes::new_bound(py, &bytes))?;
     }
-    d.set_item("pcaps", pcaps)?;
-    let summary = py.import_bound("json")?.call_method1("loads", (out.summary_json,))?;
+    d.set_item("pcaps", py_pcaps)?;
+    let summary = py.import_bound("json")?.call_method1("loads", (summary_json,))?;
     d.set_item("summary", summary)?;
     Ok(d.unbind())
 }

@@ -39,7 +39,8 @@ class Run:
 class Done:
     """A finished run handed to the analysis. `results` is read from the store each time it
     is used and not kept, so that an analysis over hundreds of large runs does not hold them
-    all in memory; bind it to a local name when a function needs it several times."""
+    all in memory; bind it to a local name when a function needs it several times. What it
+    returns reads each table only when it is first used (`Results.load(..., lazy=True)`)."""
 
     def __init__(self, run: Run, results: Any = None, load: Callable[[], Any] | None = None):
         self.run = run
