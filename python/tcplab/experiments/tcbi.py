@@ -19,8 +19,8 @@ import pandas as pd
 
 from tcplab import plots
 from tcplab.experiments import Analysis, Figure, Plan, Run, Table, experiment, paper_values
-from tcplab.stats import mean_ci, unpaired_t_test
-from tcplab.verdicts import above, all_of, band, below, close, greater
+from tcplab.stats import ci_cols, mean_ci, unpaired_t_test
+from tcplab.verdicts import FAILS, HOLDS, above, all_of, band, below, close, greater, outcome_of
 
 PAPER = "Savorić, Karl, Wolisz: The TCP Control Block Interdependence in Fixed Networks"
 MSS = 1000
@@ -393,3 +393,236 @@ def analyse_temporal(done) -> Analysis:
     return Analysis([Table("temporal", "Temporal TCBI: short connections (TCP 1), scenario 1", t,
                            note="our design (RFC 2140 temporal sharing); the paper has no values")],
                     [fig], findings)
+
+
+# --------------------------------------------------------------------------- sensitivity of the gap to the paper
+#
+# Which of our readings of the paper's unstated model moves the eligible share, the inherited
+# srtt, the short connections' throughput and the fairness toward the paper's values? One
+# assumption is changed at a time from the ensemble's scenario (tcbi_spec), every other field
+# kept; runs of one seed share their random streams, so each variant is compared with the
+# baseline per seed.
+
+SENSITIVITY_CONTROLLERS = ["none", "mv"]
+NS2_OLD_TICK = 0.1  # ns-2's tcpTick_ before 2002-03-07 (ns-default.tcl); the paper used 2.1b8a (2001)
+T_SRTT_SCALE = 8  # ns-2 keeps srtt as t_srtt_ = 8 × srtt in ticks (T_SRTT_BITS = 3)
+
+
+def _set_lans(spec: dict, **fields) -> None:
+    for lan in spec["lans"]:
+        lan.update(fields)
+
+
+def _set_tcp(spec: dict, **fields) -> None:
+    for g in spec["generators"]:
+        g["tcp"] = {**g["tcp"], **fields}
+
+
+def _set_core_delay(spec: dict, delay: float) -> None:
+    (link,) = [x for x in spec["links"] if {x["a"], x["b"]} == {"ra", "rb"}]
+    link["delay"] = delay
+
+
+def _double_background(spec: dict) -> None:
+    spec["generators"] += [{**g, "name": g["name"] + "b"} for g in spec["generators"] if g["name"].startswith("bg")]
+
+
+# name -> (assumption, the variant's reading, change applied to the baseline spec); the TCP
+# options apply to every sender (TCBI host and background), as an ns-2 default would
+SENSITIVITY_VARIANTS: dict[str, tuple[str, str, object]] = {
+    "baseline": ("none (the ensemble's scenario)", "LANs 10 Mb/s, queue 20; RA–RB 10 ms; 3 background senders; "
+                 "tick 10 ms, min RTO 0.2 s, initial RTO 3 s; no delayed ACK; rwnd 256", None),
+    "lan_5M": ("LAN rate", "5 Mb/s (a crude stand-in for CSMA/CD overhead)", lambda s: _set_lans(s, rate=5e6)),
+    "lan_2.5M": ("LAN rate", "2.5 Mb/s", lambda s: _set_lans(s, rate=2.5e6)),
+    "lan_queue_50": ("LAN interface queue", "50 packets (ns-2's default Queue limit_)",
+                     lambda s: _set_lans(s, queue=50)),
+    "lan_queue_100": ("LAN interface queue", "100 packets", lambda s: _set_lans(s, queue=100)),
+    "ra_rb_40ms": ("RA–RB delay", "40 ms (the paper states 10 ms)", lambda s: _set_core_delay(s, 0.040)),
+    "background_x2": ("background load", "two back-to-back transfers per background sender", _double_background),
+    "tick_100ms": ("TCP timer tick", "0.1 s (ns-2's tcpTick_ until 2002-03-07)",
+                   lambda s: _set_tcp(s, tick=NS2_OLD_TICK)),
+    "ns2_2001_timers": ("ns-2 timer defaults of 2001", "tick 0.1 s, min RTO 1 s, initial RTO 6 s",
+                        lambda s: _set_tcp(s, tick=NS2_OLD_TICK, min_rto=1.0, initial_rto=6.0)),
+    "delayed_ack": ("receiver ACKs", "delayed ACKs, every 2nd segment or 100 ms (ns-2's TCPSink/DelAck)",
+                    lambda s: _set_tcp(s, delayed_ack=True)),
+    "rwnd_20": ("receiver window", "20 segments (ns-2's window_ default; cwnd itself is not capped)",
+                lambda s: _set_tcp(s, rwnd=20)),
+}
+
+
+def sensitivity_spec(variant: str, controller: str, plr: float, duration: float) -> dict:
+    """tcbi_spec with one assumption changed (SENSITIVITY_VARIANTS)."""
+    spec = tcbi_spec(controller, plr, duration)
+    change = SENSITIVITY_VARIANTS[variant][2]
+    if change is not None:
+        change(spec)
+    return spec
+
+
+SENSITIVITY_GRID = {
+    "quick": dict(duration=10_000.0, seeds=[1, 2]),
+    "full": dict(duration=20_000.0, seeds=[1, 2, 3, 4, 5]),
+}
+
+
+@experiment("tcbi_sensitivity", "TCBI: what moves the gap to the paper - the eligible share, the inherited srtt, "
+            "short connections' T1/T2 and the fairness against one assumption at a time (LAN rate and queue, RA-RB "
+            "delay, background load, ns-2 timer tick and RTO defaults, delayed ACKs, receiver window)", PAPER)
+def tcbi_sensitivity(size: str) -> Plan:
+    g = SENSITIVITY_GRID[size]
+    runs = [Run({"variant": v, "scenario": sc, "controller": c},
+                sensitivity_spec(v, c, SCENARIO_PLR[sc], g["duration"]), seed, wall_limit=4 * 3600)
+            for seed in g["seeds"] for v in SENSITIVITY_VARIANTS for sc in (1, 2) for c in SENSITIVITY_CONTROLLERS]
+    return Plan(runs, analyse_sensitivity,
+                {"duration_s": g["duration"], "seeds": g["seeds"], "warm-up_s": WARMUP,
+                 "controllers": SENSITIVITY_CONTROLLERS, "variants": list(SENSITIVITY_VARIANTS)})
+
+
+def sensitivity_metrics(r) -> dict:
+    """run_metrics plus what tells how fast and how busy the path was: the mean final srtt and
+    the timeouts of the TCBI host's connections, T̄2 of all its short connections (eligible or
+    not) and the receiver LAN's utilisation."""
+    out = run_metrics(r)
+    f = r.flows[(r.flows["start"] >= WARMUP) & r.flows["generator"].isin(SOURCES)]
+    out["host:srtt"] = float(f["srtt"].mean()) if len(f) else float("nan")
+    out["host:timeouts_per_connection"] = float(f["timeouts"].mean()) if len(f) else float("nan")
+    out["all_short:T2"] = connection_metrics(f[f["generator"] == "tcp1"])["T2"]
+    lans = r.lans
+    out["receiver_lan:utilisation"] = float(lans.loc[lans["lan"] == "receiver_lan", "utilisation"].sum())
+    return out
+
+
+def sensitivity_quantities(scenario: int) -> list[tuple[str, str, str | None, str, float]]:
+    """(key, label, controller (None: the mean over the controllers of a seed), metric column,
+    the paper's value). The paper's srtt is read as ns-2's t_srtt_ (8 × srtt in ticks) with
+    the 0.1 s tick of 2001 (SEED-NOTES §1C; our reading)."""
+    p = paper_values("tcbi")
+    t = p["table2" if scenario == 1 else "table4"]
+    q = [("eligible_share", "share of eligible new connections", None, "eligible_share",
+          p["eligible_share"][f"scenario{scenario}"]),
+         ("init_srtt", "MV: inherited srtt of new short connections [s]", "mv", "tcp1:init_srtt",
+          t["init_srtt"]["tcp1"][1] / T_SRTT_SCALE * NS2_OLD_TICK)]
+    for key, label in (("T1", "T̄1"), ("T2", "T̄2")):
+        for i, c in enumerate(SENSITIVITY_CONTROLLERS):
+            q.append((f"{key}:{c}", f"{CONTROLLER_LABEL[c]}: {label} of new short connections [seg/s]", c,
+                      f"tcp1:{key}", t[key]["tcp1"][CONTROLLERS.index(c)]))
+    for c in SENSITIVITY_CONTROLLERS:
+        q.append((f"If:{c}", f"{CONTROLLER_LABEL[c]}: Ī_f of parallel connections", c, "parallel:If",
+                  t["parallel"]["If"][CONTROLLERS.index(c)]))
+    return q
+
+
+def per_seed(m: pd.DataFrame, variant: str, scenario: int, controller: str | None, col: str) -> pd.Series:
+    """One value per seed: the run's, or the mean over the controllers' runs of the seed."""
+    x = m[(m["variant"] == variant) & (m["scenario"] == scenario)]
+    if controller is not None:
+        x = x[x["controller"] == controller]
+    return x.groupby("seed")[col].mean().sort_index()
+
+
+def toward_paper(base: pd.Series, var: pd.Series, paper: float, claim: str):
+    """Verdict: the variant lies nearer the paper's value than the baseline, decided on the 95 %
+    CI of the per-seed reduction of the distance |x − paper| (an overshoot counts as a move
+    away only when it lands farther from the paper than the baseline)."""
+    both = pd.concat([base.rename("b"), var.rename("v")], axis=1).dropna()
+    gain = (both["b"] - paper).abs() - (both["v"] - paper).abs()
+    return above(gain.values, 0.0, claim, quantity="per-seed reduction of |x − paper|")
+
+
+def sensitivity_table(m: pd.DataFrame) -> pd.DataFrame:
+    """One row per (scenario, variant, quantity): mean ± 95 % CI over seeds, the change against
+    the baseline (per-seed differences, mean ± 95 % CI), the paper's value and the verdict on
+    whether the variant moves the quantity toward it."""
+    rows = []
+    variants = [v for v in SENSITIVITY_VARIANTS if v in set(m["variant"])]
+    for sc in sorted(set(m["scenario"])):
+        for key, label, ctrl, col, paper in sensitivity_quantities(sc):
+            base = per_seed(m, "baseline", sc, ctrl, col)
+            for v in variants:
+                x = per_seed(m, v, sc, ctrl, col)
+                assumption, reading, _ = SENSITIVITY_VARIANTS[v]
+                row = {"scenario": sc, "variant": v, "assumption": assumption, "reading": reading,
+                       "quantity": label, "key": key, "seeds": int(x.notna().sum()), **ci_cols(x, "value")}
+                if v == "baseline":
+                    row.update({"change": float("nan"), "change ±95%": float("nan")})
+                else:
+                    row.update(ci_cols((x - base).dropna(), "change"))
+                row["paper: value"] = paper
+                row["ours / paper"] = row["value"] / paper if paper else float("nan")
+                row["verdict: toward the paper"] = "" if v == "baseline" else str(toward_paper(
+                    base, x, paper, f"scenario {sc}: {v} moves '{label}' toward the paper's {paper:.4g} "
+                                    f"({base.mean():.4g} → {x.mean():.4g})"))
+                rows.append(row)
+    return pd.DataFrame(rows)
+
+
+DIAGNOSTICS = [("host:srtt", "mean final srtt of the TCBI host's connections [s]"),
+               ("receiver_lan:utilisation", "receiver LAN utilisation"),
+               ("all_short:T2", "T̄2 of all new short connections [seg/s]"),
+               ("host:timeouts_per_connection", "timeouts per TCBI-host connection"),
+               ("background:T1", "background T̄1 [seg/s]"),
+               ("connections_per_s", "new connections per second at the TCBI host")]
+
+
+def diagnostics_table(m: pd.DataFrame) -> pd.DataFrame:
+    """How fast and busy the path is per variant (means over every run of the variant, both
+    controllers): no paper values."""
+    rows = []
+    for sc in sorted(set(m["scenario"])):
+        for v in [v for v in SENSITIVITY_VARIANTS if v in set(m["variant"])]:
+            row = {"scenario": sc, "variant": v}
+            for col, label in DIAGNOSTICS:
+                row.update(ci_cols(per_seed(m, v, sc, None, col), label))
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def sensitivity_findings(t: pd.DataFrame) -> list[str]:
+    """Per scenario and variant: the quantities it moves toward the paper (holds) and away from
+    it (does not hold), the rest inconclusive."""
+    out = []
+    for (sc, v), g in t[t["variant"] != "baseline"].groupby(["scenario", "variant"], sort=False):
+        toward = [f"{k} ({r:.2g}× the paper)" for k, r, o in zip(g["key"], g["ours / paper"],
+                                                                  g["verdict: toward the paper"])
+                  if outcome_of(o) == HOLDS]
+        away = [k for k, o in zip(g["key"], g["verdict: toward the paper"]) if outcome_of(o) == FAILS]
+        out.append(f"scenario {sc}, {v}: toward the paper: {', '.join(toward) or 'nothing'}; away: "
+                   f"{', '.join(away) or 'nothing'}; inconclusive: {len(g) - len(toward) - len(away)} of {len(g)}")
+    return out
+
+
+def sensitivity_figure(t: pd.DataFrame):
+    import matplotlib.pyplot as plt
+
+    scenarios = sorted(set(t["scenario"]))
+    fig, axes = plt.subplots(1, len(scenarios), figsize=(6.4 * len(scenarios), 4.6), squeeze=False)
+    variants = list(dict.fromkeys(t["variant"]))
+    for ax, sc in zip(axes[0], scenarios):
+        x = t[t["scenario"] == sc]
+        for j, (key, g) in enumerate(x.groupby("key", sort=False)):
+            g = g.set_index("variant").reindex(variants)
+            ax.plot(np.arange(len(variants)) + 0.06 * (j - 3), g["ours / paper"], "o", label=key)
+        ax.axhline(1.0, color="k", lw=0.8)
+        ax.set_yscale("log")
+        ax.set_xticks(range(len(variants)), variants, rotation=45, ha="right", fontsize="small")
+        ax.set_title(f"scenario {sc} (PLR {SCENARIO_PLR[sc]:.0%})")
+        ax.set_ylabel("ours / paper (mean over seeds)")
+        ax.grid(True, alpha=0.3)
+    axes[0][-1].legend(fontsize="small", ncol=2)
+    fig.tight_layout()
+    return fig
+
+
+def analyse_sensitivity(done) -> Analysis:
+    m = pd.DataFrame([{**d.params, "seed": d.seed, **sensitivity_metrics(d.results)} for d in done])
+    t = sensitivity_table(m)
+    note = ("paper's srtt (Table 2/4, 'ns-2 time unit') read as ns-2's t_srtt_ = 8 × srtt in 0.1 s ticks; the share "
+            "is the mean over the controllers' runs of a seed; change = per-seed difference from the baseline")
+    return Analysis([Table("sensitivity", "One assumption at a time: each variant's mean ± 95 % CI over seeds, its "
+                                          "change against the baseline and whether it moves toward the paper", t,
+                           paper="Tables 2 and 4, section 7 (eligible share)", note=note),
+                     Table("diagnostics", "How fast and how busy the path is in each variant (no paper values)",
+                           diagnostics_table(m))],
+                    [Figure("sensitivity", "Each quantity relative to the paper's value, per variant",
+                            sensitivity_figure(t))],
+                    sensitivity_findings(t))
