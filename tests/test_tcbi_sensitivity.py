@@ -8,7 +8,8 @@ import tcplab
 from tcplab.experiments import Done, Run, get
 from tcplab.experiments.tcbi import (NS2_OLD_TICK, SCENARIO_PLR, SENSITIVITY_CONTROLLERS, SENSITIVITY_VARIANTS,
                                      analyse_sensitivity, sensitivity_findings, sensitivity_metrics,
-                                     sensitivity_quantities, sensitivity_spec, sensitivity_table, tcbi_spec)
+                                     sensitivity_quantities, sensitivity_spec, sensitivity_summary, sensitivity_table,
+                                     tcbi_spec)
 from tcplab.verdicts import FAILS, HOLDS, INCONCLUSIVE, outcome_of
 
 
@@ -113,6 +114,14 @@ def test_verdicts_follow_the_distance_to_the_paper():
     assert cell.loc[(2, "lan_5M", "eligible_share"), "paper: value"] == 0.09
     assert cell.loc[(1, "baseline", "T1:none"), "paper: value"] == 12.06
     assert cell.loc[(1, "baseline", "If:mv"), "paper: value"] == 0.9151
+    w = sensitivity_summary(t).set_index(["scenario", "variant"])
+    assert len(w) == 2 * 4 and w.loc[(1, "lan_5M"), "eligible_share"] == pytest.approx(0.03)
+    assert w.loc[(1, "lan_5M"), "paper: eligible_share"] == 0.045 and "T2:mv ±95%" in w.columns
+    assert w.loc[(1, "lan_5M"), "toward the paper"].startswith("eligible_share, ")
+    assert w.loc[(1, "tick_100ms"), "toward the paper"] == "init_srtt"
+    assert w.loc[(1, "tick_100ms"), "away from the paper"] == "eligible_share"
+    assert w.loc[(1, "baseline"), "toward the paper"] == "(reference)"
+    assert w.loc[(1, "rwnd_20"), "toward the paper"] == "none"
     f = sensitivity_findings(t)
     assert len(f) == 2 * 3 and f[0].startswith("scenario 1, lan_5M: toward the paper: eligible_share")
 
@@ -149,7 +158,8 @@ def test_a_slower_lan_raises_the_measured_srtt_and_a_coarse_tick_clamps_it(tiny_
 
 def test_analysis_of_real_runs_gives_both_tables_and_the_figure(tiny_runs):
     a = analyse_sensitivity(tiny_runs)
-    t, diag = (x.data for x in a.tables)
+    t, wide, diag = (x.data for x in a.tables)
+    assert len(wide) == 3 and {"eligible_share ±95%", "toward the paper", "away from the paper"} <= set(wide.columns)
     assert set(t["variant"]) == {"baseline", "lan_2.5M", "tick_100ms"} and set(t["scenario"]) == {1}
     assert len(t) == 3 * len(sensitivity_quantities(1)) and (t["seeds"] <= 2).all()
     assert all(outcome_of(x) for x in t.loc[t["variant"] != "baseline", "verdict: toward the paper"])

@@ -570,8 +570,9 @@ def sensitivity_summary(t: pd.DataFrame) -> pd.DataFrame:
         for _, r in g.iterrows():
             row[f"paper: {r['key']}"] = r["paper: value"]
         outcomes = [(k, outcome_of(o)) for k, o in zip(g["key"], g["verdict: toward the paper"])]
-        row["toward the paper"] = ", ".join(k for k, o in outcomes if o == HOLDS) or ("—" if v == "baseline" else "")
-        row["away from the paper"] = ", ".join(k for k, o in outcomes if o == FAILS) or ("—" if v == "baseline" else "")
+        none = "(reference)" if v == "baseline" else "none"
+        row["toward the paper"] = ", ".join(k for k, o in outcomes if o == HOLDS) or none
+        row["away from the paper"] = ", ".join(k for k, o in outcomes if o == FAILS) or none
         rows.append(row)
     return pd.DataFrame(rows)
 
