@@ -114,6 +114,10 @@ PHASES = textwrap.dedent("""
         with PeakMeter(interval=0.002) as m:
             x = bytearray(mb * 2**20)
             x[::4096] = b"\\1" * len(x[::4096])  # touch every page
+            # The sampling thread cannot run while one C call holds the GIL and the buffer is
+            # freed before it gets the chance: take the in-phase sample explicitly (it failed
+            # once at load 0.4 without this).
+            m.sample()
             inside = rss_bytes()
             del x
         return m.bytes, inside

@@ -77,9 +77,9 @@ def sim_metrics(d) -> dict:
             "mean_active_flows": float(ct.sum() / horizon)}
 
 
-def sim_table(done, keys: list[str]) -> pd.DataFrame:
-    """Per grid point: mean and 95 % CI half-width over the seeds."""
-    m = pd.DataFrame([{**d.params, "seed": d.seed, **sim_metrics(d)} for d in done])
+def sim_table(m: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Per grid point: mean and 95 % CI half-width over the seeds of the per-run metrics `m`
+    (from :func:`per_seed`)."""
     rows = []
     for k, g in m.groupby(keys):
         row = dict(zip(keys, k if isinstance(k, tuple) else (k,)))
@@ -136,11 +136,12 @@ def curves(df: pd.DataFrame, y: str, group: str, title: str, ylabel: str, log: b
     return fig
 
 
-def joined(done, points: list[dict], keys: list[str]) -> pd.DataFrame:
+def joined(m: pd.DataFrame, points: list[dict], keys: list[str]) -> pd.DataFrame:
+    """The model at every point beside the simulation's per-point summary of `m` (per_seed)."""
     model = model_table(points)
-    if not done:
+    if m.empty:
         return model
-    return model.merge(sim_table(done, keys), on=keys, how="left")
+    return model.merge(sim_table(m, keys), on=keys, how="left")
 
 
 # --------------------------------------------------------------------------- Figs. 4, 5
@@ -241,12 +242,13 @@ def modification_claims_sim(m: pd.DataFrame) -> list[str]:
 
 
 def analyse_modifications(done, points) -> Analysis:
-    t = joined(done, points, ["cc", "mws", "load"])
+    m = per_seed(done)
+    t = joined(m, points, ["cc", "mws", "load"])
     t["variant"] = t["cc"].map(LABEL)
     tables, figs, findings = [], [], []
     findings += modification_claims_model(t)
     if done:
-        findings += modification_claims_sim(per_seed(done))
+        findings += modification_claims_sim(m)
     tables.append(Table("modifications", "Figs. 4 and 5: drop rate and completion time on ACCESS, 100-packet flows",
                         t, paper="Figs. 4, 5 (qualitative; the paper's numbers are not available)",
                         note="model = OMQN fixed point; sim = mean over seeds ± 95 % CI half-width"))
@@ -321,12 +323,13 @@ def flow_length_claims_sim(m: pd.DataFrame) -> list[str]:
 
 def analyse_flow_lengths(done, points) -> Analysis:
     keys = ["scenario", "cc", "error", "flow_packets", "load"]
-    t = joined(done, points, keys)
+    m = per_seed(done)
+    t = joined(m, points, keys)
     t["variant"] = [error_label(c, e) for c, e in zip(t["cc"], t["error"])]
     figs, findings = [], []
     findings += flow_length_claims_model(t)
     if done:
-        findings += flow_length_claims_sim(per_seed(done))
+        findings += flow_length_claims_sim(m)
     for sc, fig in (("ACCESS", 6), ("PEERING", 7)):
         for n in (60, 100, 200):
             x = t[(t["scenario"] == sc) & (t["flow_packets"] == n)]
@@ -398,7 +401,8 @@ def validation_claims_sim(m: pd.DataFrame) -> list[str]:
 
 
 def analyse_validation(done, points) -> Analysis:
-    t = joined(done, points, ["cc", "load"])
+    m = per_seed(done)
+    t = joined(m, points, ["cc", "load"])
     ss = model_table(points, burst="slow_start", prefix="model_ss")
     t = t.merge(ss[["cc", "load", "model_ss drop_rate", "model_ss completion_time"]], on=["cc", "load"])
     t["variant"] = t["cc"].map(LABEL)
@@ -407,7 +411,7 @@ def analyse_validation(done, points) -> Analysis:
         t[f"model_ss/sim {y}"] = t[f"model_ss {y}"] / t[f"sim {y}"]
     findings = validation_claims_model(t)
     if done:
-        findings += validation_claims_sim(per_seed(done))
+        findings += validation_claims_sim(m)
     if t["sim drop_rate"].notna().any():
         w, ss, sim = t["model drop_rate"], t["model_ss drop_rate"], t["sim drop_rate"]
         inside = ((sim <= w) & (sim >= ss)) | ((sim >= w) & (sim <= ss))

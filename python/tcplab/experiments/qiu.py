@@ -432,8 +432,8 @@ def analyse_loss_study(loss, pv, label, jitter_fraction, tables, figs, findings)
     figure_loss_and_goodput(agg, label, jitter_fraction, figs)
 
 
-def regime_row(name: str, ds: list) -> dict:
-    mm = pd.DataFrame([{**run_metrics(d), "sync": sync_index(d.results)} for d in ds])
+def regime_row(name: str, ds: list, mm: pd.DataFrame) -> dict:
+    """One row of the regimes table; `mm` holds the runs' metrics (one row per run of `ds`)."""
     q = ds[0].results.link_ts
     q = q[q["link"] == 0]["queue"]
     p = ds[0].params
@@ -497,9 +497,9 @@ def analyse_regimes(reg_runs, label, tables, figs, findings) -> None:
     rows, metrics = [], {}
     for name, proc in keys:
         ds = [d for d in reg_runs if (d.params["regime"], d.params.get("processing", "none")) == (name, proc)]
-        rows.append(regime_row(name, ds))
-        metrics[(name, proc)] = pd.DataFrame([{**run_metrics(d), "sync": sync_index(d.results), "seed": d.seed}
-                                              for d in ds]).sort_values("seed")
+        mm = pd.DataFrame([{**run_metrics(d), "sync": sync_index(d.results), "seed": d.seed} for d in ds])
+        rows.append(regime_row(name, ds, mm))
+        metrics[(name, proc)] = mm.sort_values("seed")
         if proc == ("none" if label.startswith("no") else "U[0, 0.1·RTT]"):
             figs.append(regime_figure(name, ds[0], label))
     tables.append(Table("regimes", f"Figs. 6, 8, 10 (15, 17, 18): the pipe regimes ({label})", pd.DataFrame(rows),
