@@ -74,7 +74,7 @@ def test_collect_keeps_a_compact_summary_and_the_tables(setup):
     src, docs = setup
     d = docs / "results" / "toy"
     doc = json.loads((d / "experiment.json").read_text())
-    assert set(doc["provenance"]) == {"tcplab", "commit", "date", "machine"}
+    assert set(doc["provenance"]) == {"tcplab", "core", "commit", "date", "machine"}
     assert doc["size"] == "full" and doc["seeds"] == [1, 2, 3] and doc["runs"] == 3
     assert doc["run_wall_seconds"] == {"total": 6.5, "max": 3.5}
     assert doc["sweep_wall_seconds"] == 4.25

@@ -45,6 +45,15 @@ def test_store_key_depends_on_normalised_spec_and_seed():
     assert run_key(a, 1) != run_key(spec(duration=6), 1)
 
 
+def test_store_key_depends_on_the_core_build(monkeypatch):
+    from tcplab import _core
+
+    assert _core.__build__.startswith(_core.__version__ + "+src.")
+    before = run_key(spec(), 1)
+    monkeypatch.setattr(_core, "__build__", _core.__version__ + "+src.0000000000000000", raising=False)
+    assert run_key(spec(), 1) != before  # a rebuilt core never reuses an older core's results
+
+
 def test_sweep_stores_each_run_once_and_reuses_it(tmp_path):
     store = Store(tmp_path)
     rep = execute(runs(), store, jobs=2, progress=False)

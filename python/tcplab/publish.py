@@ -490,7 +490,7 @@ def provenance_line(doc: dict, table: str | None = None) -> str:
     return (f"<sub>Generated from {what}: {doc.get('size')} size, seeds {seeds_text(doc.get('seeds', []))}, "
             f"{doc.get('runs')} runs ({duration_text(walls.get('total'))} of run time, longest "
             f"{duration_text(walls.get('max'))}; sweep {duration_text(doc.get('sweep_wall_seconds'))}); "
-            f"tcplab {p.get('tcplab')} at commit {p.get('commit') or 'unknown'}, {p.get('date')}, {p.get('machine')}. "
+            f"tcplab {p.get('tcplab')}{f' (core {core})' if (core := p.get('core')) else ''} at commit {p.get('commit') or 'unknown'}, {p.get('date')}, {p.get('machine')}. "
             f"Regenerate: `{regenerate_command(doc)}`.</sub>")
 
 

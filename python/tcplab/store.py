@@ -16,13 +16,15 @@ from tcplab.scenario import normalise
 
 
 def run_key(spec: dict, seed: int) -> str:
-    """Stable key of (normalised spec, seed, simulator version). An invalid spec is keyed by
-    its raw form, so that its failure can be recorded like any other."""
+    """Stable key of (normalised spec, seed, simulator build). The build is the version plus a
+    fingerprint of the core's sources, so results of an older core are never reused after the
+    core changes. An invalid spec is keyed by its raw form, so that its failure can be recorded
+    like any other."""
     try:
         norm = normalise(spec)
     except _core.ScenarioError:
         norm = {"invalid": spec}
-    doc = {"spec": norm, "seed": seed, "version": _core.__version__}
+    doc = {"spec": norm, "seed": seed, "version": _core.__build__}
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:24]
 
 

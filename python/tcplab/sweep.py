@@ -493,7 +493,7 @@ def provenance() -> dict:
     import platform
     import subprocess
 
-    from tcplab import __version__
+    from tcplab import __version__, _core
 
     commit = None
     src = Path(__file__).resolve().parent
@@ -508,7 +508,7 @@ def provenance() -> dict:
                 commit += "+changes"
     except (OSError, subprocess.SubprocessError):
         commit = None
-    return {"tcplab": __version__, "commit": commit,
+    return {"tcplab": __version__, "core": _core.__build__, "commit": commit,
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "machine": f"{platform.machine()}, {os.cpu_count()} cores"}
 

@@ -249,5 +249,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type_bound::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type_bound::<SimulationError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // The sources this extension was built from: results of different builds never share a key.
+    m.add(
+        "__build__",
+        concat!(env!("CARGO_PKG_VERSION"), "+src.", env!("TCPLAB_SOURCE_HASH")),
+    )?;
     Ok(())
 }
