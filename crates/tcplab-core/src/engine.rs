@@ -2,7 +2,7 @@
 //! runs the event loop, connecting the TCP endpoints to the network.
 use crate::api::{Column, Error, Table};
 use crate::cc;
-use crate::net::{Enqueue, Lan, LanEnqueue, LinkDir, Packet, PacketPool, Router};
+use crate::net::{CsmaCd, Enqueue, Lan, LanEnqueue, LinkDir, Mac, Packet, PacketPool, Router};
 use crate::scenario::{FlowSpec, GeneratorSpec, Spec};
 use crate::share::{Rtt, Sharing, Source, Window};
 use crate::sim::{secs, to_secs, EventQueue, Rng, Time, NEVER};
@@ -34,6 +34,8 @@ enum Ev {
     Inject(u32),
     /// The frame on LAN `.0`'s channel finished its transmission.
     LanTxEnd(u32),
+    /// A CSMA/CD LAN's wake-up (LAN, generation; see `Lan::csma_schedule`).
+    LanMac(u32, u32),
     Sample,
 }
 
@@ -366,7 +368,19 @@ impl World {
         for (k, l) in spec.lans.iter().enumerate() {
             let members: Vec<u32> = l.members.iter().map(|m| node_index[m.as_str()]).collect();
             let rng = Rng::stream(seed, &format!("lan:{}", l.name));
-            lans.push(Lan::new(&members, l.rate, secs(l.delay), l.queue, l.loss, rng));
+            let mac = match l.mac.as_str() {
+                "csma_cd" => Mac::CsmaCd(CsmaCd::IEEE_802_3),
+                _ => Mac::Fifo,
+            };
+            lans.push(Lan::with_mac(
+                &members,
+                l.rate,
+                secs(l.delay),
+                l.queue,
+                l.loss,
+                rng,
+                mac,
+            ));
             for (i, &a) in members.iter().enumerate() {
                 for &b in &members {
                     if a != b {
@@ -728,6 +742,22 @@ impl World {
                     self.q.schedule(end, Ev::LanTxEnd(l));
                 }
             }
+            Ev::LanMac(l, gen) => {
+                let mut out = Vec::new();
+                let lan = &mut self.lans[l as usize];
+                if !lan.csma_wake(now, gen, &mut out) {
+                    return;
+                }
+                if let Some((t, g)) = lan.csma_schedule() {
+                    self.q.schedule(t, Ev::LanMac(l, g));
+                }
+                for r in out {
+                    match r.arrives {
+                        Some(at) => self.q.schedule(at, Ev::Arrive(r.packet)),
+                        None => self.release(r.packet),
+                    }
+                }
+            }
             Ev::Sample => {
                 self.sample(now);
                 let next = now.saturating_add(secs(self.spec.sim.sample_interval).max(1));
@@ -1073,6 +1103,9 @@ impl World {
             LanEnqueue::Transmitting(end) => self.q.schedule(end, Ev::LanTxEnd(h.lan)),
             LanEnqueue::Queued => {}
             LanEnqueue::QueueDrop => self.release(p),
+        }
+        if let Some((t, g)) = self.lans[h.lan as usize].csma_schedule() {
+            self.q.schedule(t, Ev::LanMac(h.lan, g));
         }
     }
 
@@ -1477,6 +1510,7 @@ impl World {
         let (mut rate, mut delay, mut limit, mut loss) = (vec![], vec![], vec![], vec![]);
         let (mut arr, mut dep, mut dq, mut dl, mut ins) = (vec![], vec![], vec![], vec![], vec![]);
         let (mut busy, mut util) = (vec![], vec![]);
+        let (mut coll, mut dcoll) = (vec![], vec![]);
         for (k, l) in self.lans.iter().enumerate() {
             let ls = &self.spec.lans[k];
             for f in &l.ifaces {
@@ -1496,6 +1530,8 @@ impl World {
                 let b = to_secs(f.busy_ns);
                 busy.push(b);
                 util.push((b / dur).min(1.0));
+                coll.push(f.collisions);
+                dcoll.push(f.drops_collision);
             }
         }
         let lans = Table {
@@ -1514,6 +1550,8 @@ impl World {
                 ("in_system".into(), Column::U64(ins)),
                 ("busy_time".into(), Column::F64(busy)),
                 ("utilisation".into(), Column::F64(util)),
+                ("collisions".into(), Column::U64(coll)),
+                ("drops_collision".into(), Column::U64(dcoll)),
             ],
         };
         let mut iv = self.sharing.intervals.clone();

@@ -5,7 +5,7 @@ mod link;
 mod pool;
 mod routing;
 
-pub use lan::{Iface, Lan, LanEnqueue, TxEnd};
+pub use lan::{CsmaCd, Iface, Lan, LanEnqueue, Mac, TxEnd};
 pub use link::{link_rng, loss_pattern, Enqueue, LinkDir};
 pub use pool::{Packet, PacketPool};
 pub use routing::{shortest_path, Interrupted, Router};

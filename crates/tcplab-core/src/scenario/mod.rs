@@ -52,6 +52,8 @@ struct RawLan {
     queue: Option<Value>,
     #[serde(default)]
     loss: Option<Value>,
+    #[serde(default)]
+    mac: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -232,7 +234,9 @@ pub struct Spec {
 /// A shared-medium LAN: every member has its own DropTail interface queue of `queue`
 /// packets toward one channel of `rate` shared by all members (one frame at a time);
 /// a frame reaches its next-hop member `delay` after its transmission ends; every frame
-/// is lost with probability `loss`.
+/// is lost with probability `loss`. `mac`: "fifo" (default; collision-free, frames served in
+/// the order they reached the head of their queue) or "csma_cd" (IEEE 802.3 CSMA/CD); the
+/// default is left out of the normalised spec, so that specs without it keep their form.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct LanSpec {
     pub name: String,
@@ -241,6 +245,16 @@ pub struct LanSpec {
     pub delay: f64,
     pub queue: u32,
     pub loss: f64,
+    #[serde(default = "fifo_mac", skip_serializing_if = "is_fifo_mac")]
+    pub mac: String,
+}
+
+fn fifo_mac() -> String {
+    "fifo".into()
+}
+
+fn is_fifo_mac(m: &str) -> bool {
+    m == "fifo"
 }
 
 /// TCP control block interdependence of one host (Savorić, Karl, Wolisz; RFC 2140).
@@ -1122,6 +1136,18 @@ fn lan(i: usize, l: &RawLan, index: &HashMap<String, usize>) -> Result<LanSpec, 
         Some(v) => prob(&format!("{p}.loss"), v)?,
         None => 0.0,
     };
+    let mac = match &l.mac {
+        None => fifo_mac(),
+        Some(v) => match v.as_str() {
+            Some(m @ ("fifo" | "csma_cd")) => m.into(),
+            _ => {
+                return err(
+                    &format!("{p}.mac"),
+                    format!("expected \"fifo\" or \"csma_cd\", got {v}"),
+                )
+            }
+        },
+    };
     Ok(LanSpec {
         name: l.name.clone(),
         members: l.members.clone(),
@@ -1129,6 +1155,7 @@ fn lan(i: usize, l: &RawLan, index: &HashMap<String, usize>) -> Result<LanSpec, 
         delay,
         queue,
         loss,
+        mac,
     })
 }
 
@@ -1783,6 +1810,25 @@ mod tests {
         let s = parse_v(&v).unwrap();
         let tmp = s.nodes[0].tcbi.as_ref().unwrap().temporal.clone().unwrap();
         assert_eq!((tmp.lifetime, tmp.ageing.as_str()), (600.0, "linear"));
+    }
+
+    #[test]
+    fn lan_mac_defaults_to_fifo_and_stays_out_of_the_normalised_spec() {
+        let s = parse_v(&lan_spec()).unwrap();
+        assert_eq!(s.lans[0].mac, "fifo");
+        let text = serde_json::to_string(&s).unwrap();
+        assert!(
+            !text.contains("\"mac\""),
+            "specs without a mac keep their normalised form (and store keys)"
+        );
+        let mut v = lan_spec();
+        v["lans"][0]["mac"] = "csma_cd".into();
+        let s = parse_v(&v).unwrap();
+        assert_eq!(s.lans[0].mac, "csma_cd");
+        let again = parse(&serde_json::to_string(&s).unwrap()).unwrap();
+        assert_eq!(s, again);
+        v["lans"][0]["mac"] = "aloha".into();
+        assert!(parse_v(&v).unwrap_err().0.starts_with("lans[0].mac:"));
     }
 
     #[test]
