@@ -36,6 +36,7 @@ SENDERS = range(6)  # tcp1-3 and bg1-3
 EXPECTED = {
     "lan_5M": {f"lans[{i}].rate": 5e6 for i in (0, 1)},
     "lan_2.5M": {f"lans[{i}].rate": 2.5e6 for i in (0, 1)},
+    "lan_csma_cd": {f"lans[{i}].mac": "csma_cd" for i in (0, 1)},
     "lan_queue_50": {f"lans[{i}].queue": 50 for i in (0, 1)},
     "lan_queue_100": {f"lans[{i}].queue": 100 for i in (0, 1)},
     "ra_rb_40ms": {"links[0].delay": 0.040},
@@ -166,3 +167,19 @@ def test_analysis_of_real_runs_gives_both_tables_and_the_figure(tiny_runs):
     assert [c for c in t.columns if c.startswith("paper:")] == ["paper: value"]
     assert "mean final srtt of the TCBI host's connections [s] ±95%" in diag.columns and len(diag) == 3
     assert len(a.figures) == 1 and len(a.findings) == 2
+
+
+def test_csma_cd_lans_collide_and_conserve_frames():
+    """The opt-in 802.3 MAC in the TCBI scenario: collisions on both LANs, every frame
+    accounted for, none discarded for excessive collisions at this load; FIFO LANs report
+    no collisions."""
+    fifo = tcplab.run(sensitivity_spec("baseline", "mv", 0.0, 300.0), seed=1).lans
+    csma = tcplab.run(sensitivity_spec("lan_csma_cd", "mv", 0.0, 300.0), seed=1).lans
+    assert (fifo["collisions"] == 0).all() and (fifo["drops_collision"] == 0).all()
+    for lans in (fifo, csma):
+        assert (lans.arrivals == lans.departures + lans.drops_queue + lans.drops_loss + lans.in_system).all()
+    by_lan = csma.groupby("lan")["collisions"].sum()
+    assert by_lan["sender_lan"] > 1000 and by_lan["receiver_lan"] > 1000
+    assert csma["drops_collision"].sum() == 0
+    # the channel loses little capacity: the busy time (collisions included) stays near FIFO's
+    assert csma["busy_time"].sum() < 1.2 * fifo["busy_time"].sum()

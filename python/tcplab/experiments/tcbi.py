@@ -434,6 +434,8 @@ SENSITIVITY_VARIANTS: dict[str, tuple[str, str, object]] = {
                  "tick 10 ms, min RTO 0.2 s, initial RTO 3 s; no delayed ACK; rwnd 256", None),
     "lan_5M": ("LAN rate", "5 Mb/s (a crude stand-in for CSMA/CD overhead)", lambda s: _set_lans(s, rate=5e6)),
     "lan_2.5M": ("LAN rate", "2.5 Mb/s", lambda s: _set_lans(s, rate=2.5e6)),
+    "lan_csma_cd": ("LAN medium access", "IEEE 802.3 CSMA/CD (lans.mac = \"csma_cd\": slot 51.2 µs, gap 9.6 µs, "
+                    "jam, binary exponential backoff, 16 attempts)", lambda s: _set_lans(s, mac="csma_cd")),
     "lan_queue_50": ("LAN interface queue", "50 packets (ns-2's default Queue limit_)",
                      lambda s: _set_lans(s, queue=50)),
     "lan_queue_100": ("LAN interface queue", "100 packets", lambda s: _set_lans(s, queue=100)),
@@ -467,7 +469,7 @@ SENSITIVITY_GRID = {
 
 @experiment("tcbi_sensitivity", "TCBI: what moves the gap to the paper - the eligible share, the inherited srtt, "
             "short connections' T1/T2 and the fairness against one assumption at a time (LAN rate and queue, RA-RB "
-            "delay, background load, ns-2 timer tick and RTO defaults, delayed ACKs, receiver window)", PAPER)
+            "delay, background load, ns-2 timer tick and RTO defaults, delayed ACKs, receiver window, CSMA/CD)", PAPER)
 def tcbi_sensitivity(size: str) -> Plan:
     g = SENSITIVITY_GRID[size]
     runs = [Run({"variant": v, "scenario": sc, "controller": c},
