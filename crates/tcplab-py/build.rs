@@ -26,12 +26,13 @@ fn fnv1a(hash: &mut u64, bytes: &[u8]) {
 fn main() {
     let here = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let crates = here.parent().unwrap().to_path_buf();
+    let workspace = crates.parent().unwrap().to_path_buf();
     let roots = [
         crates.join("tcplab-core/src"),
         crates.join("tcplab-core/Cargo.toml"),
         here.join("src"),
         here.join("Cargo.toml"),
-        crates.parent().unwrap().join("Cargo.lock"),
+        workspace.join("Cargo.lock"),
     ];
     let mut files = Vec::new();
     for root in &roots {
@@ -45,7 +46,8 @@ fn main() {
     files.sort();
     let mut hash = 0xcbf2_9ce4_8422_2325_u64;
     for f in &files {
-        let rel = f.strip_prefix(&crates).unwrap_or(f);
+        // Paths relative to the workspace, so that every checkout of one commit has one fingerprint.
+        let rel = f.strip_prefix(&workspace).unwrap_or(f);
         fnv1a(&mut hash, rel.to_string_lossy().as_bytes());
         fnv1a(&mut hash, &[0]);
         fnv1a(&mut hash, &fs::read(f).unwrap_or_default());
