@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tcplab.experiments.qiu import sync_index
+from tcplab.experiments.qiu import fit_table, sync_index
 from tcplab.stats import MIN_FIT_POINTS
 from tcplab.sweep import run_experiment
 from tcplab.verdicts import FAILS, HOLDS, outcome_of
@@ -98,3 +98,17 @@ def test_sync_index_is_one_for_lockstep_windows_and_near_zero_for_independent_on
     rows = [(x, f, w) for f in range(5) for x, w in zip(t, rng.normal(10, 2, len(t)))]
     free = SimpleNamespace(flow_ts=pd.DataFrame(rows, columns=["time", "flow", "cwnd"]))
     assert abs(sync_index(free)) < 0.1
+
+
+def test_an_ill_determined_hyperbolic_fit_is_not_compared_with_the_paper():
+    conns = np.array([50, 100, 150, 200, 300, 400, 500, 600], dtype=float)
+    curved = 0.6 * conns / (conns + 150)  # well inside the hyperbolic region: a is pinned down
+    # loss still linear in Conn, with a little noise: a and b trade off without limit
+    straight = 1e-4 * conns * (1 + 0.02 * np.random.default_rng(3).standard_normal(len(conns)))
+    agg = pd.DataFrame([{"access": acc, "wc": 100.0, "conns": c, "loss": y}
+                        for acc, ys in (("T1", curved), ("ISDN", straight)) for c, y in zip(conns, ys)])
+    pv = {"table4": {"T1:100": [144.9275, 0.324], "ISDN:100": [149.2537, 0.4646]}}
+    t = fit_table(agg, pv, "table4").set_index("access")
+    assert t.loc["T1", "a"] == pytest.approx(150, rel=1e-3) and t.loc["T1", "band: a"] == "inside ±25%"
+    assert t.loc["ISDN", "a ± se"] >= 0.5 * t.loc["ISDN", "a"]
+    assert t.loc["ISDN", "band: a"].startswith("not compared") and t.loc["ISDN", "band: b"].startswith("not compared")
