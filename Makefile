@@ -9,7 +9,7 @@ STAMP_BUILD := $(VENV)/.build-stamp
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml Cargo.lock pyproject.toml
 PY_DEPS := numpy pandas pyarrow matplotlib scipy pytest hypothesis "dask[distributed]" "maturin>=1.5,<2"
 
-.PHONY: all venv build run test test-rust test-python bench fuzz docs clean
+.PHONY: all venv build run test test-rust test-python bench fuzz docs golden-update clean
 
 all: build
 
@@ -48,6 +48,11 @@ fuzz: build
 
 bench: build
 	$(PY) bench/bench.py
+
+# Rewrite the golden corpus's hashes (tests/golden/hashes.json) after a change that alters
+# results on purpose; commit them saying why (docs/architecture.md, "Golden corpus").
+golden-update: build
+	$(PY) tests/golden/corpus.py --update
 
 # Regenerate the result blocks of docs/*.md from docs/results (docs/experiments.md,
 # "Publishing results in the docs").
