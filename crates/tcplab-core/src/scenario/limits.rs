@@ -173,6 +173,25 @@ pub fn name(path: &str, s: &str) -> Result<(), SpecError> {
     Ok(())
 }
 
+/// A loss probability in [0, 1).
+pub(crate) fn prob(path: &str, v: &Value) -> Result<f64, SpecError> {
+    let p = num(path, v)?;
+    if !(0.0..1.0).contains(&p) {
+        return err(path, format!("probability {p} is not allowed; must be in [0, 1)"));
+    }
+    Ok(p)
+}
+
+/// A DropTail queue's capacity, packets.
+pub(crate) fn queue(path: &str, v: &Value) -> Result<u32, SpecError> {
+    Ok(int_in(path, v, 1, MAX_QUEUE)? as u32)
+}
+
+pub(crate) fn boolean(path: &str, v: &Value) -> Result<bool, SpecError> {
+    v.as_bool()
+        .ok_or_else(|| SpecError(format!("{path}: expected true or false, got {v}")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,8 +6,8 @@
 //! arrays, data frames, the summary's normalised spec). What the spec does not determine
 //! (how many packets TCP actually keeps in flight, how many closed-loop flows complete) is
 //! bounded from the topology, as described at each term.
-use super::limits::MAX_GENERATED_FLOWS;
-use super::{GeneratorSpec, Spec};
+use super::limits::{err, MAX_GENERATED_FLOWS};
+use super::{default_memory_limit, GeneratorSpec, Spec, SpecError};
 use crate::sim::Dist;
 use std::collections::HashMap;
 
@@ -136,8 +136,47 @@ pub fn estimate(spec: &Spec) -> Estimate {
         .iter()
         .map(|l| (l.members.len() as f64) * (l.members.len() as f64 - 1.0))
         .sum();
+    let (min_packet_bits, min_any_bits) = smallest_packet_bits(spec);
+    let packets = packets_in_network(spec, min_packet_bits);
+    let (recorded, summarised) = generated_flow_totals(spec);
 
-    // Packet sizes on the wire: the smallest data packet gives the most packets per bit.
+    // Samples: every live TCP flow and every link direction at each sampling instant.
+    // Recorded generated flows stay in the table once created (half the run on average);
+    // a summary generator has about one live flow at a time.
+    let samples = if spec.sim.sample_interval > 0.0 {
+        (duration / spec.sim.sample_interval).floor() + 1.0
+    } else {
+        0.0
+    };
+    let tcp_flows = spec.flows.iter().filter(|f| f.transport == "tcp").count() as f64;
+    let flow_rows = samples * (tcp_flows + recorded / 2.0 + spec.generators.len() as f64);
+    let link_rows = samples * link_dirs;
+    let captured = captured_packets(spec, min_any_bits);
+
+    let parts = vec![
+        ("base", BASE),
+        ("nodes", spec.nodes.len() as f64 * PER_NODE),
+        ("links", spec.links.len() as f64 * PER_LINK),
+        ("LANs", lan_members * PER_LAN_MEMBER + lan_hops * PER_LAN_HOP),
+        ("flows", spec.flows.len() as f64 * PER_FLOW),
+        ("generators", spec.generators.len() as f64 * PER_GENERATOR),
+        (
+            "generated flows",
+            recorded * PER_RECORDED_FLOW + summarised * PER_SUMMARY_FLOW,
+        ),
+        ("packets", packets * PER_PACKET),
+        ("samples", flow_rows * PER_FLOW_SAMPLE + link_rows * PER_LINK_SAMPLE),
+        ("pcap", captured * PER_CAPTURED_PACKET),
+    ];
+    Estimate {
+        bytes: parts.iter().map(|(_, b)| b).sum(),
+        parts,
+    }
+}
+
+/// Packet sizes on the wire, in bits: the smallest data packet (it gives the most packets
+/// per bit), and the smallest packet of any kind (data or ACK).
+fn smallest_packet_bits(spec: &Spec) -> (f64, f64) {
     let tcp_sizes = spec
         .flows
         .iter()
@@ -161,10 +200,13 @@ pub fn estimate(spec: &Spec) -> Estimate {
         8.0 * 1040.0
     };
     let min_any_bits = min_packet_bits.min(min_ack * 8.0);
+    (min_packet_bits, min_any_bits)
+}
 
-    // Packets: what the queues and the wires can hold (queue + bandwidth-delay product per
-    // direction), and at most what the senders can have in flight: a window bounded by the
-    // largest such direction (beyond it TCP loses packets and backs off).
+/// Packets: what the queues and the wires can hold (queue + bandwidth-delay product per
+/// direction), and at most what the senders can have in flight: a window bounded by the
+/// largest such direction (beyond it TCP loses packets and backs off).
+fn packets_in_network(spec: &Spec, min_packet_bits: f64) -> f64 {
     let mut capacity = 0.0;
     let mut largest_dir: f64 = 0.0;
     for l in &spec.links {
@@ -189,8 +231,11 @@ pub fn estimate(spec: &Spec) -> Estimate {
         })
         .chain(spec.generators.iter().map(|g| g.tcp.rwnd.min(largest_dir)))
         .sum();
-    let packets = capacity.min(in_flight);
+    capacity.min(in_flight)
+}
 
+/// The flows all generators are expected to create: (kept in the flows table, summarised).
+fn generated_flow_totals(spec: &Spec) -> (f64, f64) {
     let min_delay = spec
         .links
         .iter()
@@ -210,27 +255,18 @@ pub fn estimate(spec: &Spec) -> Estimate {
     };
     let (mut recorded, mut summarised) = (0.0, 0.0);
     for g in &spec.generators {
-        let n = generated_flows(g, duration, min_delay, max_rate);
+        let n = generated_flows(g, spec.sim.duration, min_delay, max_rate);
         if g.record == "summary" {
             summarised += n;
         } else {
             recorded += n;
         }
     }
+    (recorded, summarised)
+}
 
-    // Samples: every live TCP flow and every link direction at each sampling instant.
-    // Recorded generated flows stay in the table once created (half the run on average);
-    // a summary generator has about one live flow at a time.
-    let samples = if spec.sim.sample_interval > 0.0 {
-        (duration / spec.sim.sample_interval).floor() + 1.0
-    } else {
-        0.0
-    };
-    let tcp_flows = spec.flows.iter().filter(|f| f.transport == "tcp").count() as f64;
-    let flow_rows = samples * (tcp_flows + recorded / 2.0 + spec.generators.len() as f64);
-    let link_rows = samples * link_dirs;
-
-    // Captures: a direction carries at most its rate in its smallest packets.
+/// Captures: a direction carries at most its rate in its smallest packets.
+fn captured_packets(spec: &Spec, min_any_bits: f64) -> f64 {
     let mut captured = 0.0;
     if !spec.pcap.is_empty() {
         let mut rate_between: HashMap<(&str, &str), f64> = HashMap::new();
@@ -254,29 +290,35 @@ pub fn estimate(spec: &Spec) -> Estimate {
                 .copied()
                 .or_else(on_lan)
                 .unwrap_or(0.0);
-            captured += rate * duration / min_any_bits;
+            captured += rate * spec.sim.duration / min_any_bits;
         }
     }
+    captured
+}
 
-    let parts = vec![
-        ("base", BASE),
-        ("nodes", spec.nodes.len() as f64 * PER_NODE),
-        ("links", spec.links.len() as f64 * PER_LINK),
-        ("LANs", lan_members * PER_LAN_MEMBER + lan_hops * PER_LAN_HOP),
-        ("flows", spec.flows.len() as f64 * PER_FLOW),
-        ("generators", spec.generators.len() as f64 * PER_GENERATOR),
-        (
-            "generated flows",
-            recorded * PER_RECORDED_FLOW + summarised * PER_SUMMARY_FLOW,
-        ),
-        ("packets", packets * PER_PACKET),
-        ("samples", flow_rows * PER_FLOW_SAMPLE + link_rows * PER_LINK_SAMPLE),
-        ("pcap", captured * PER_CAPTURED_PACKET),
-    ];
-    Estimate {
-        bytes: parts.iter().map(|(_, b)| b).sum(),
-        parts,
+/// Refuse a spec whose estimated memory exceeds `sim.memory_limit`.
+pub(super) fn check_limit(spec: &Spec) -> Result<(), SpecError> {
+    let e = estimate(spec);
+    let limit = spec.sim.memory_limit.unwrap_or_else(default_memory_limit) as f64;
+    if e.bytes <= limit {
+        return Ok(());
     }
+    err(
+        "sim.memory_limit",
+        format!(
+            "this run needs an estimated {} ({}), more than the limit of {}; reduce the scenario, \
+             or raise the limit if the machine has the memory (e.g. memory_limit = \"{}\" in [sim])",
+            human(e.bytes),
+            e.largest_parts(),
+            human(limit),
+            suggested_limit(e.bytes),
+        ),
+    )
+}
+
+/// The estimate rounded up to whole GiB, as a value for `sim.memory_limit`.
+fn suggested_limit(bytes: f64) -> String {
+    format!("{}GiB", (bytes / (1u64 << 30) as f64).ceil().max(1.0))
 }
 
 #[cfg(test)]

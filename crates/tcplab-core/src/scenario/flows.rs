@@ -1,0 +1,234 @@
+//! `[[flows]]`: flows declared in the spec (TCP bulk or sized transfers, UDP sources),
+//! each entry expanded into `count` flows.
+use super::components::Components;
+use super::instances::{endpoints, entry_count, instance_name, substitute};
+use super::limits::{err, int_in, name, time_nonneg, MAX_FLOWS, MAX_FLOW_SIZE};
+use super::tcp_options::{congestion_control, switch_schedule, tcp_options, RawSwitch, SwitchSpec, TcpSpec};
+use super::udp::{udp_source, RateStep, RawRateStep, UdpSpec};
+use super::{SimSpec, SpecError};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, HashMap};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawFlow {
+    #[serde(default)]
+    name: Option<String>,
+    src: String,
+    dst: String,
+    #[serde(default)]
+    pub(super) count: Option<Value>,
+    #[serde(default)]
+    cc: Option<String>,
+    #[serde(default)]
+    cc_params: Option<Map<String, Value>>,
+    #[serde(default)]
+    start: Option<Value>,
+    #[serde(default)]
+    stop: Option<Value>,
+    #[serde(default)]
+    size: Option<Value>,
+    #[serde(default)]
+    switch: Vec<RawSwitch>,
+    #[serde(default)]
+    tcp: Option<Map<String, Value>>,
+    #[serde(default)]
+    transport: Option<String>,
+    #[serde(default)]
+    rate: Option<Value>,
+    #[serde(default)]
+    rate_schedule: Option<Vec<RawRateStep>>,
+    #[serde(default)]
+    packet: Option<Value>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct FlowSpec {
+    pub name: String,
+    pub src: String,
+    pub dst: String,
+    pub cc: String,
+    pub cc_params: BTreeMap<String, f64>,
+    pub start: f64,
+    pub stop: Option<f64>,
+    pub size: Option<u64>,
+    pub switch: Vec<SwitchSpec>,
+    pub tcp: TcpSpec,
+    /// "tcp" or "udp" (a non-adaptive constant-bit-rate source).
+    #[serde(default = "default_transport")]
+    pub transport: String,
+    /// UDP packet size on the wire (bytes), when `transport = "udp"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packet: Option<u32>,
+    /// UDP rate steps (time relative to the flow's start, bit/s), when `transport = "udp"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_schedule: Option<Vec<RateStep>>,
+}
+
+fn default_transport() -> String {
+    "tcp".into()
+}
+
+pub(super) fn expand_flows(
+    raw: &[RawFlow],
+    sim: &SimSpec,
+    index: &HashMap<String, usize>,
+    components: &mut Components,
+) -> Result<Vec<FlowSpec>, SpecError> {
+    let mut flows = Vec::new();
+    for (i, f) in raw.iter().enumerate() {
+        expand_flow(i, f, sim, index, components, &mut flows)?;
+    }
+    Ok(flows)
+}
+
+/// Every flow name once; the names with their flow's position.
+pub(super) fn unique_flow_names(flows: &[FlowSpec]) -> Result<HashMap<&str, usize>, SpecError> {
+    let mut seen = HashMap::with_capacity(flows.len());
+    for (i, f) in flows.iter().enumerate() {
+        if let Some(j) = seen.insert(f.name.as_str(), i) {
+            return err("flows", format!("flow name {:?} is used by flows {j} and {i}", f.name));
+        }
+    }
+    Ok(seen)
+}
+
+fn expand_flow(
+    i: usize,
+    f: &RawFlow,
+    sim: &SimSpec,
+    index: &HashMap<String, usize>,
+    components: &mut Components,
+    out: &mut Vec<FlowSpec>,
+) -> Result<(), SpecError> {
+    let p = format!("flows[{i}]");
+    let count = entry_count(&p, f.count.as_ref(), MAX_FLOWS)?;
+    let (cc_name, cc_params) = congestion_control(&p, f.cc.as_ref(), f.cc_params.as_ref())?;
+    let starts = start_times(&p, f.start.as_ref(), count, sim)?;
+    let stop = match &f.stop {
+        Some(v) => Some(time_nonneg(&format!("{p}.stop"), v)?),
+        None => None,
+    };
+    let size = match &f.size {
+        Some(v) => Some(int_in(&format!("{p}.size"), v, 1, MAX_FLOW_SIZE)?),
+        None => None,
+    };
+    let switch = switch_schedule(&p, &f.switch, &cc_params)?;
+    let tcp = tcp_options(&format!("{p}.tcp"), f.tcp.as_ref())?;
+    let (transport, udp) = transport(&p, f)?;
+    for k in 0..count {
+        let src = substitute(&f.src, k);
+        let dst = substitute(&f.dst, k);
+        let (a, b) = endpoints(&p, &src, &dst, index)?;
+        if a == b {
+            return err(
+                &format!("{p}.dst"),
+                format!("source and destination are the same node {src:?}"),
+            );
+        }
+        if !components.connected(a, b) {
+            return err(&format!("{p}.dst"), format!("no route from {src:?} to {dst:?}"));
+        }
+        let start = starts[k];
+        if let Some(s) = stop {
+            if s <= start {
+                return err(&format!("{p}.stop"), format!("{s} s is not after the start {start} s"));
+            }
+        }
+        let name = instance_name(f.name.as_ref(), count, k, "flow", out.len());
+        self::name(&format!("{p}.name"), &name)?;
+        out.push(FlowSpec {
+            name,
+            src,
+            dst,
+            cc: cc_name.clone(),
+            cc_params: cc_params.clone(),
+            start,
+            stop,
+            size,
+            switch: switch.clone(),
+            tcp: tcp.clone(),
+            transport: transport.clone(),
+            packet: udp.as_ref().map(|u| u.packet),
+            rate_schedule: udp.as_ref().map(|u| u.schedule.clone()),
+        });
+    }
+    Ok(())
+}
+
+/// The start of every instance: one time for all, or a list with one per instance; each
+/// before the end of the simulation.
+fn start_times(p: &str, start: Option<&Value>, count: usize, sim: &SimSpec) -> Result<Vec<f64>, SpecError> {
+    let starts: Vec<f64> = match start {
+        None => vec![0.0; count],
+        Some(Value::Array(xs)) => {
+            if xs.len() != count {
+                return err(
+                    &format!("{p}.start"),
+                    format!(
+                        "a list of {} start times was given; it must have one per flow (count = {count})",
+                        xs.len()
+                    ),
+                );
+            }
+            xs.iter()
+                .enumerate()
+                .map(|(k, x)| time_nonneg(&format!("{p}.start[{k}]"), x))
+                .collect::<Result<_, _>>()?
+        }
+        Some(v) => vec![time_nonneg(&format!("{p}.start"), v)?; count],
+    };
+    for (k, s) in starts.iter().enumerate() {
+        if *s >= sim.duration {
+            let path = if count > 1 {
+                format!("{p}.start[{k}]")
+            } else {
+                format!("{p}.start")
+            };
+            return err(
+                &path,
+                format!(
+                    "{s} s is not before the end of the simulation (sim.duration = {} s)",
+                    sim.duration
+                ),
+            );
+        }
+    }
+    Ok(starts)
+}
+
+/// The flow's transport ("tcp" when absent) and, for "udp", its source.
+fn transport(p: &str, f: &RawFlow) -> Result<(String, Option<UdpSpec>), SpecError> {
+    let transport = f.transport.clone().unwrap_or_else(|| "tcp".into());
+    let udp_fields = f.rate.is_some() || f.rate_schedule.is_some() || f.packet.is_some();
+    let udp = match transport.as_str() {
+        "tcp" => {
+            if udp_fields {
+                return err(
+                    &format!("{p}.rate"),
+                    "rate, rate_schedule and packet are for transport = \"udp\" only",
+                );
+            }
+            None
+        }
+        "udp" => {
+            if f.size.is_some() || !f.switch.is_empty() {
+                return err(&format!("{p}.transport"), "a udp flow takes no size and no switch");
+            }
+            Some(udp_source(
+                p,
+                f.packet.as_ref(),
+                f.rate.as_ref(),
+                f.rate_schedule.as_deref(),
+            )?)
+        }
+        other => {
+            return err(
+                &format!("{p}.transport"),
+                format!("{other:?} is not allowed; allowed: tcp, udp"),
+            )
+        }
+    };
+    Ok((transport, udp))
+}

@@ -1,0 +1,168 @@
+//! The TCP side of a flow or generator: its `tcp` options, its congestion-control algorithm
+//! with `cc_params`, and the schedule of algorithm switches.
+use super::limits::{
+    boolean, err, int_in, num, num_in, time_nonneg, time_pos, MAX_ACK_COUNT, MAX_INIT_CWND, MAX_PACKET, MAX_WINDOW,
+};
+use super::SpecError;
+use crate::cc;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+/// TCP options of one flow. Defaults follow ns-2.35 where the papers rely on ns-2.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct TcpSpec {
+    pub mss: u32,
+    pub header: u32,
+    pub ack_size: u32,
+    pub init_cwnd: f64,
+    pub init_ssthresh: f64,
+    pub rwnd: f64,
+    pub delayed_ack: bool,
+    pub delack_timeout: f64,
+    pub delack_count: u32,
+    pub dupthresh: u32,
+    pub timestamps: bool,
+    pub min_rto: f64,
+    pub max_rto: f64,
+    pub initial_rto: f64,
+    pub tick: f64,
+    pub handshake: bool,
+    /// RFC 3042 Limited Transmit (ns-2.35's `singledup_`, on there by default).
+    #[serde(default)]
+    pub limited_transmit: bool,
+    /// Maximum random processing time per data packet at the sender (uniform in
+    /// [0, send_jitter], order kept), as in Qiu, Zhang, Keshav §5.2. 0 = none.
+    #[serde(default)]
+    pub send_jitter: f64,
+}
+
+impl Default for TcpSpec {
+    fn default() -> Self {
+        TcpSpec {
+            mss: 1000,
+            header: 40,
+            ack_size: 40,
+            init_cwnd: 1.0,
+            init_ssthresh: 1e9,
+            rwnd: 1e9,
+            delayed_ack: false,
+            delack_timeout: 0.1,
+            delack_count: 2,
+            dupthresh: 3,
+            timestamps: false,
+            min_rto: 0.2,
+            max_rto: 64.0,
+            initial_rto: 3.0,
+            tick: 0.01,
+            handshake: false,
+            limited_transmit: false,
+            send_jitter: 0.0,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawSwitch {
+    at: Value,
+    cc: String,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct SwitchSpec {
+    pub at: f64,
+    pub cc: String,
+}
+
+pub(super) fn tcp_options(path: &str, raw: Option<&Map<String, Value>>) -> Result<TcpSpec, SpecError> {
+    let mut t = TcpSpec::default();
+    let Some(raw) = raw else { return Ok(t) };
+    for (k, v) in raw {
+        let p = format!("{path}.{k}");
+        match k.as_str() {
+            "mss" => t.mss = int_in(&p, v, 1, MAX_PACKET)? as u32,
+            "header" => t.header = int_in(&p, v, 0, MAX_PACKET)? as u32,
+            "ack_size" => t.ack_size = int_in(&p, v, 1, MAX_PACKET)? as u32,
+            "init_cwnd" => t.init_cwnd = num_in(&p, v, 1.0, MAX_INIT_CWND, "segments")?,
+            "init_ssthresh" => {
+                t.init_ssthresh = num(&p, v)?;
+                if t.init_ssthresh < 2.0 {
+                    return err(&p, format!("{} is not allowed; must be >= 2 segments", t.init_ssthresh));
+                }
+            }
+            "rwnd" => t.rwnd = num_in(&p, v, 1.0, MAX_WINDOW, "segments")?,
+            "delayed_ack" => t.delayed_ack = boolean(&p, v)?,
+            "delack_timeout" => t.delack_timeout = time_pos(&p, v)?,
+            "delack_count" => t.delack_count = int_in(&p, v, 1, MAX_ACK_COUNT)? as u32,
+            "dupthresh" => t.dupthresh = int_in(&p, v, 1, MAX_ACK_COUNT)? as u32,
+            "timestamps" => t.timestamps = boolean(&p, v)?,
+            "min_rto" => t.min_rto = time_pos(&p, v)?,
+            "max_rto" => t.max_rto = time_pos(&p, v)?,
+            "initial_rto" => t.initial_rto = time_pos(&p, v)?,
+            "tick" => t.tick = time_nonneg(&p, v)?,
+            "handshake" => t.handshake = boolean(&p, v)?,
+            "limited_transmit" => t.limited_transmit = boolean(&p, v)?,
+            "send_jitter" => t.send_jitter = time_nonneg(&p, v)?,
+            _ => {
+                let allowed = "mss, header, ack_size, init_cwnd, init_ssthresh, rwnd, delayed_ack, \
+                               delack_timeout, delack_count, dupthresh, timestamps, min_rto, max_rto, \
+                               initial_rto, tick, handshake, limited_transmit, send_jitter";
+                return err(&p, format!("unknown TCP option; allowed: {allowed}"));
+            }
+        }
+    }
+    if t.max_rto < t.min_rto {
+        return err(
+            &format!("{path}.max_rto"),
+            format!("{} s is below min_rto {} s", t.max_rto, t.min_rto),
+        );
+    }
+    Ok(t)
+}
+
+/// A cc parameter: a number, or a name for the parameters that take one (`error = "tbe"`).
+fn cc_param(path: &str, key: &str, v: &Value) -> Result<f64, SpecError> {
+    match v {
+        Value::String(name) => cc::choice_code(key, name).map_err(|m| SpecError(format!("{path}: {m}"))),
+        _ => num(path, v),
+    }
+}
+
+/// The algorithm of the entry at `p` (`cc`, newreno when absent) and its `cc_params`,
+/// checked by creating the algorithm once.
+pub(super) fn congestion_control(
+    p: &str,
+    cc_name: Option<&String>,
+    raw_params: Option<&Map<String, Value>>,
+) -> Result<(String, BTreeMap<String, f64>), SpecError> {
+    let cc_name = cc_name.cloned().unwrap_or_else(|| "newreno".into());
+    let cc_params: BTreeMap<String, f64> = match raw_params {
+        Some(m) => m
+            .iter()
+            .map(|(k, v)| Ok((k.clone(), cc_param(&format!("{p}.cc_params.{k}"), k, v)?)))
+            .collect::<Result<_, SpecError>>()?,
+        None => BTreeMap::new(),
+    };
+    if let Err(m) = cc::create(&cc_name, &cc_params) {
+        return err(&format!("{p}.cc"), m);
+    }
+    Ok((cc_name, cc_params))
+}
+
+/// The algorithm switches of the flow at `p`; each algorithm must accept the flow's `cc_params`.
+pub(super) fn switch_schedule(
+    p: &str,
+    raw: &[RawSwitch],
+    cc_params: &BTreeMap<String, f64>,
+) -> Result<Vec<SwitchSpec>, SpecError> {
+    let mut switch = Vec::new();
+    for (k, s) in raw.iter().enumerate() {
+        let at = time_nonneg(&format!("{p}.switch[{k}].at"), &s.at)?;
+        if let Err(m) = cc::create(&s.cc, cc_params) {
+            return err(&format!("{p}.switch[{k}].cc"), m);
+        }
+        switch.push(SwitchSpec { at, cc: s.cc.clone() });
+    }
+    Ok(switch)
+}

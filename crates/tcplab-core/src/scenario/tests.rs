@@ -1,0 +1,204 @@
+//! Whole-spec tests: normalisation, fixed points and error paths across sections.
+use super::*;
+use crate::sim::Dist;
+
+fn base() -> serde_json::Value {
+    serde_json::json!({
+        "sim": {"duration": "10s"},
+        "dumbbell": {"pairs": 2,
+            "bottleneck": {"rate": "10Mbps", "delay": "20ms", "queue": 50},
+            "access": {"rate": "100Mbps", "delay": "1ms"}},
+        "flows": [{"src": "s{i}", "dst": "d{i}", "count": 2}]
+    })
+}
+
+fn parse_v(v: &serde_json::Value) -> Result<Spec, SpecError> {
+    parse(&v.to_string())
+}
+
+#[test]
+fn dumbbell_expands() {
+    let s = parse_v(&base()).unwrap();
+    assert_eq!(s.nodes.len(), 6);
+    assert_eq!(s.links.len(), 5);
+    assert_eq!(s.flows.len(), 2);
+    assert_eq!(s.flows[1].src, "s1");
+    assert_eq!(s.links[0].rate, 10e6);
+    assert_eq!(s.flows[0].tcp, TcpSpec::default());
+}
+
+#[test]
+fn normalised_spec_is_a_fixed_point() {
+    let s = parse_v(&base()).unwrap();
+    let again = parse(&serde_json::to_string(&s).unwrap()).unwrap();
+    assert_eq!(s, again);
+}
+
+#[test]
+fn errors_name_the_field() {
+    let mut v = base();
+    v["flows"][0]["cc"] = "nosuch".into();
+    let e = parse_v(&v).unwrap_err().0;
+    assert!(
+        e.starts_with("flows[0].cc: unknown congestion-control algorithm"),
+        "{e}"
+    );
+    assert!(e.contains("newreno"), "{e}");
+
+    let mut v = base();
+    v["dumbbell"]["bottleneck"]["rate"] = (-5.0).into();
+    let e = parse_v(&v).unwrap_err().0;
+    assert!(e.starts_with("dumbbell.bottleneck.rate:"), "{e}");
+
+    let mut v = base();
+    v["dumbbell"]["bottleneck"]["queue"] = 0.into();
+    assert!(parse_v(&v).unwrap_err().0.starts_with("dumbbell.bottleneck.queue:"));
+
+    let mut v = base();
+    v["flows"][0]["tcp"] = serde_json::json!({"mss": 1000, "bogus": 1});
+    assert!(parse_v(&v)
+        .unwrap_err()
+        .0
+        .starts_with("flows[0].tcp.bogus: unknown TCP option"));
+
+    let mut v = base();
+    v["flows"][0]["colour"] = "red".into();
+    let e = parse_v(&v).unwrap_err().0;
+    assert!(e.contains("flows[0]") && e.contains("colour"), "{e}");
+}
+
+#[test]
+fn udp_flows_normalise_to_a_rate_schedule() {
+    let mut v = base();
+    v["flows"] = serde_json::json!([
+        {"src": "s0", "dst": "d0", "transport": "udp", "rate": "2Mbps", "start": 1.0},
+        {"src": "s1", "dst": "d1", "transport": "udp", "packet": 500,
+         "rate_schedule": [{"at": 0, "rate": 0}, {"at": "20s", "rate": "1Mbps"}]}
+    ]);
+    let s = parse_v(&v).unwrap();
+    assert_eq!(s.flows[0].rate_schedule, Some(vec![RateStep { at: 0.0, rate: 2e6 }]));
+    assert_eq!(s.flows[1].packet, Some(500));
+    let again = parse(&serde_json::to_string(&s).unwrap()).unwrap();
+    assert_eq!(s, again);
+    v["flows"][1]["rate_schedule"][1]["at"] = 0.into();
+    let e = parse_v(&v).unwrap_err().0;
+    assert!(e.starts_with("flows[1].rate_schedule[1].at:"), "{e}");
+    v["flows"][1]["transport"] = "sctp".into();
+    assert!(parse_v(&v).unwrap_err().0.starts_with("flows[1].transport:"));
+}
+
+#[test]
+fn generators_normalise_distributions_and_check_their_kind() {
+    let mut v = base();
+    v["generators"] = serde_json::json!([
+        {"kind": "sessions", "src": "s0", "dst": "d0",
+         "size": {"dist": "pareto", "mean": 5000, "std": 8000}, "size_unit": "bytes",
+         "session_gap": {"dist": "exponential", "mean": 30},
+         "pages": {"dist": "lognormal", "mean": 5, "std": 3},
+         "reading": {"dist": "gamma", "mean": 10, "std": 20}},
+        {"kind": "poisson", "src": "s1", "dst": "d1", "rate": 5, "size": {"dist": "constant", "value": 100}}
+    ]);
+    let s = parse_v(&v).unwrap();
+    assert_eq!(s.generators.len(), 2);
+    assert!(matches!(s.generators[0].pages, Some(Dist::Lognormal { .. })));
+    let again = parse(&serde_json::to_string(&s).unwrap()).unwrap();
+    assert_eq!(s, again);
+    v["generators"][1]["rate"] = serde_json::Value::Null;
+    let e = parse_v(&v).unwrap_err().0;
+    assert_eq!(e, "generators[1].rate: required for kind = \"poisson\"");
+    v["generators"][1]["rate"] = 5.into();
+    v["generators"][1]["size"] = serde_json::json!({"dist": "weibull", "mean": 1});
+    let e = parse_v(&v).unwrap_err().0;
+    assert!(e.starts_with("generators[1].size: unknown distribution"), "{e}");
+}
+
+fn lan_spec() -> serde_json::Value {
+    serde_json::json!({
+        "sim": {"duration": 5},
+        "nodes": [{"name": "h", "address": "10.0.2.1", "tcbi": {"controller": "mv", "prefix": 24}},
+                  {"name": "r", "kind": "router"}, {"name": "x"}, {"name": "y", "address": "10.0.0.3"}],
+        "links": [{"a": "r", "b": "y", "rate": 1e6, "delay": 0.01}],
+        "lans": [{"name": "lan1", "members": ["h", "r", "x"], "rate": "10Mb/s", "delay": 0.5e-6, "queue": 20}],
+        "flows": [{"src": "h", "dst": "y"}]
+    })
+}
+
+#[test]
+fn addresses_tcbi_and_lans_normalise() {
+    let s = parse_v(&lan_spec()).unwrap();
+    let addr: Vec<&str> = s.nodes.iter().map(|n| n.address.as_str()).collect();
+    // defaults: 10.0.0.(i+1), skipping 10.0.0.3 which y holds
+    assert_eq!(addr, ["10.0.2.1", "10.0.0.2", "10.0.0.4", "10.0.0.3"]);
+    let t = s.nodes[0].tcbi.as_ref().unwrap();
+    assert_eq!((t.controller.as_str(), t.prefix, &t.temporal), ("mv", 24, &None));
+    assert_eq!(s.lans[0].queue, 20);
+    assert_eq!(s.lans[0].rate, 10e6);
+    let again = parse(&serde_json::to_string(&s).unwrap()).unwrap();
+    assert_eq!(s, again);
+    let mut v = lan_spec();
+    v["nodes"][0]["tcbi"]["temporal"] = serde_json::json!({});
+    let s = parse_v(&v).unwrap();
+    let tmp = s.nodes[0].tcbi.as_ref().unwrap().temporal.clone().unwrap();
+    assert_eq!((tmp.lifetime, tmp.ageing.as_str()), (600.0, "linear"));
+}
+
+#[test]
+fn lan_mac_defaults_to_fifo_and_stays_out_of_the_normalised_spec() {
+    let s = parse_v(&lan_spec()).unwrap();
+    assert_eq!(s.lans[0].mac, "fifo");
+    let text = serde_json::to_string(&s).unwrap();
+    assert!(
+        !text.contains("\"mac\""),
+        "specs without a mac keep their normalised form (and store keys)"
+    );
+    let mut v = lan_spec();
+    v["lans"][0]["mac"] = "csma_cd".into();
+    let s = parse_v(&v).unwrap();
+    assert_eq!(s.lans[0].mac, "csma_cd");
+    let again = parse(&serde_json::to_string(&s).unwrap()).unwrap();
+    assert_eq!(s, again);
+    v["lans"][0]["mac"] = "aloha".into();
+    assert!(parse_v(&v).unwrap_err().0.starts_with("lans[0].mac:"));
+}
+
+#[test]
+fn address_tcbi_and_lan_errors_name_the_field() {
+    let cases: Vec<(&str, serde_json::Value, &str)> = vec![
+        ("/nodes/2/address", "10.0.2.300".into(), "nodes[2].address:"),
+        ("/nodes/2/address", "10.0.2.1".into(), "nodes[2].address:"),
+        ("/nodes/0/tcbi/controller", "xx".into(), "nodes[0].tcbi.controller:"),
+        ("/nodes/0/tcbi/prefix", 33.into(), "nodes[0].tcbi.prefix:"),
+        ("/nodes/0/tcbi/colour", 1.into(), "nodes[0].tcbi.colour:"),
+        (
+            "/nodes/1/tcbi",
+            serde_json::json!({"controller": "mv"}),
+            "nodes[1].tcbi:",
+        ),
+        ("/lans/0/members/2", "nosuch".into(), "lans[0].members[2]:"),
+        ("/lans/0/members/2", "h".into(), "lans[0].members[2]:"),
+        ("/lans/0/loss", 1.5.into(), "lans[0].loss:"),
+        ("/lans/0/queue", 0.into(), "lans[0].queue:"),
+    ];
+    for (ptr, val, want) in cases {
+        let mut v = lan_spec();
+        let (parent, key) = ptr.rsplit_once('/').unwrap();
+        match v.pointer_mut(parent).unwrap() {
+            serde_json::Value::Array(xs) => xs[key.parse::<usize>().unwrap()] = val,
+            o => o[key] = val,
+        }
+        let e = parse_v(&v).unwrap_err().0;
+        assert!(e.starts_with(want), "{ptr}: {e}");
+    }
+}
+
+#[test]
+fn unreachable_destination_is_rejected() {
+    let v = serde_json::json!({
+        "sim": {"duration": 5},
+        "nodes": [{"name": "a"}, {"name": "b"}, {"name": "c"}],
+        "links": [{"a": "a", "b": "b", "rate": 1e6, "delay": 0.01}],
+        "flows": [{"src": "a", "dst": "c"}]
+    });
+    let e = parse_v(&v).unwrap_err().0;
+    assert_eq!(e, "flows[0].dst: no route from \"a\" to \"c\"");
+}
