@@ -1,0 +1,153 @@
+//! The connection's life: start (with or without a handshake), the application's limit,
+//! what leaves per window, completion (FIN) and the dispatch of arriving ACKs by state.
+use super::{ConnState, Sender, MAX_BURST};
+use crate::cc::CongestionControl;
+use crate::sim::{to_secs, Time};
+use crate::tcp::{Kind, Tx};
+
+impl Sender {
+    /// The application starts: open the connection (or start sending at once).
+    pub fn start(&mut self, now: Time, out: &mut Vec<Tx>) {
+        self.sync(now);
+        self.start = now;
+        self.cc.init(&mut self.st);
+        if let Some(p) = self.preset {
+            self.st.cwnd = p.cwnd;
+            self.st.ssthresh = p.ssthresh;
+            if let Some((srtt, rttvar)) = p.rtt {
+                self.assign_rtt(srtt, rttvar);
+            }
+        }
+        self.update_phase();
+        if self.cfg.handshake {
+            self.state = ConnState::SynSent;
+            self.send_control(Kind::Syn, now, out);
+            self.arm(now);
+        } else {
+            self.state = ConnState::Established;
+            self.try_send(now, out);
+        }
+    }
+
+    /// The application stops offering new data; what is already sent is still recovered.
+    pub fn stop(&mut self) {
+        let limit = self.app_limit.map_or(self.snd_max, |l| l.min(self.snd_max));
+        self.app_limit = Some(limit);
+    }
+
+    /// Replace the congestion-control algorithm of the running connection.
+    pub fn switch_cc(&mut self, now: Time, cc: Box<dyn CongestionControl>, out: &mut Vec<Tx>) {
+        self.sync(now);
+        self.cc = cc;
+        self.cc.on_switch_in(&mut self.st);
+        self.try_send(now, out);
+    }
+
+    pub fn started_at(&self) -> Time {
+        self.start
+    }
+
+    pub(super) fn send_control(&mut self, kind: Kind, now: Time, out: &mut Vec<Tx>) {
+        out.push(Tx {
+            kind,
+            seq: self.snd_max,
+            ts: now,
+            ts_echo: 0,
+            retransmission: false,
+        });
+    }
+
+    pub(super) fn limit(&self) -> u64 {
+        self.app_limit.unwrap_or(u64::MAX)
+    }
+
+    pub(super) fn emit_data(&mut self, seq: u64, now: Time, out: &mut Vec<Tx>) {
+        let retransmission = seq < self.snd_max;
+        if retransmission {
+            self.stats.retransmits += 1;
+        } else if !self.cfg.timestamps && self.timing.is_none() {
+            self.timing = Some((seq, now));
+        }
+        self.stats.segments_sent += 1;
+        out.push(Tx {
+            kind: Kind::Data,
+            seq,
+            ts: now,
+            ts_echo: 0,
+            retransmission,
+        });
+        self.cc.on_packet_sent(&self.st, seq, retransmission);
+    }
+
+    /// Send what the window and the application allow.
+    pub fn try_send(&mut self, now: Time, out: &mut Vec<Tx>) {
+        if self.state != ConnState::Established {
+            return;
+        }
+        let wnd = self.st.window().max(1.0) as u64;
+        let limit = self.limit();
+        let mut sent = false;
+        let mut room = MAX_BURST;
+        while self.snd_nxt < limit && self.snd_nxt < self.snd_una.saturating_add(wnd) {
+            if room == 0 {
+                self.burst_pending = true;
+                break;
+            }
+            room -= 1;
+            let seq = self.snd_nxt;
+            self.emit_data(seq, now, out);
+            self.snd_nxt += 1;
+            self.snd_max = self.snd_max.max(self.snd_nxt);
+            sent = true;
+        }
+        self.st.flight = self.snd_max - self.snd_una;
+        if sent && self.rto_deadline.is_none() {
+            self.arm(now);
+        }
+    }
+
+    pub(super) fn complete_if_done(&mut self, now: Time, out: &mut Vec<Tx>) {
+        if let Some(limit) = self.cfg.size {
+            if self.snd_una >= limit && self.state == ConnState::Established {
+                if self.cfg.handshake {
+                    self.state = ConnState::FinSent;
+                    self.send_control(Kind::Fin, now, out);
+                    self.arm(now);
+                } else {
+                    self.state = ConnState::Closed;
+                    self.stats.completion = Some(now);
+                    self.rto_deadline = None;
+                }
+            }
+        }
+    }
+
+    /// An ACK segment (`kind` Ack, SynAck or FinAck) arrives.
+    pub fn on_ack(&mut self, now: Time, kind: Kind, ack: u64, ts_echo: Time, out: &mut Vec<Tx>) {
+        self.sync(now);
+        match (kind, self.state) {
+            (Kind::SynAck, ConnState::SynSent) => {
+                if !self.syn_retransmitted {
+                    self.rtt_sample(to_secs(now - ts_echo));
+                }
+                self.state = ConnState::Established;
+                self.rto_deadline = None;
+                self.try_send(now, out);
+                return;
+            }
+            (Kind::FinAck, ConnState::FinSent) => {
+                self.state = ConnState::Closed;
+                self.stats.completion = Some(now);
+                self.rto_deadline = None;
+                return;
+            }
+            (Kind::Ack, ConnState::Established) => {}
+            _ => return,
+        }
+        if ack > self.snd_una {
+            self.on_new_ack(now, ack, ts_echo, out);
+        } else if ack == self.snd_una && self.snd_max > self.snd_una {
+            self.on_dup_ack(now, out);
+        }
+    }
+}

@@ -1,0 +1,229 @@
+//! The data sender of one connection: a segment-counting state machine driven by calls
+//! with the current time, emitting [`Tx`](super::Tx) segments into an output buffer.
+mod connection;
+mod recovery;
+mod rtt;
+mod timers;
+
+#[cfg(test)]
+mod tests;
+
+use crate::cc::{CcState, CongestionControl, Phase, Signal};
+use crate::scenario::TcpSpec;
+use crate::sim::Time;
+
+/// Sender options (from the scenario's `tcp` table).
+#[derive(Debug, Clone)]
+pub struct SenderConfig {
+    pub dupthresh: u32,
+    pub timestamps: bool,
+    pub min_rto: f64,
+    pub max_rto: f64,
+    pub initial_rto: f64,
+    pub tick: f64,
+    pub handshake: bool,
+    pub limited_transmit: bool,
+    /// Segments to send; `None` = infinite bulk transfer.
+    pub size: Option<u64>,
+}
+
+impl SenderConfig {
+    pub fn from_spec(t: &TcpSpec, size: Option<u64>) -> SenderConfig {
+        SenderConfig {
+            dupthresh: t.dupthresh,
+            timestamps: t.timestamps,
+            min_rto: t.min_rto,
+            max_rto: t.max_rto,
+            initial_rto: t.initial_rto,
+            tick: t.tick,
+            handshake: t.handshake,
+            limited_transmit: t.limited_transmit,
+            size,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConnState {
+    /// Not started yet.
+    Idle,
+    SynSent,
+    Established,
+    /// All data acknowledged, FIN sent.
+    FinSent,
+    Closed,
+}
+
+/// A time-stamped event of one connection (loss reactions, algorithm decisions).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlowEvent {
+    pub time: Time,
+    pub name: &'static str,
+    pub value: f64,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct SenderStats {
+    pub segments_sent: u64,
+    pub retransmits: u64,
+    pub fast_retransmits: u64,
+    pub timeouts: u64,
+    pub completion: Option<Time>,
+}
+
+/// The data sender of one connection.
+pub struct Sender {
+    cfg: SenderConfig,
+    pub st: CcState,
+    pub cc: Box<dyn CongestionControl>,
+    pub state: ConnState,
+    /// Oldest unacknowledged segment.
+    pub snd_una: u64,
+    /// Next segment to transmit (moves back to `snd_una` after a timeout: go-back-N).
+    pub snd_nxt: u64,
+    /// One past the highest segment ever transmitted.
+    pub snd_max: u64,
+    /// Segments the application offers (`None` = unlimited).
+    app_limit: Option<u64>,
+    pub dupacks: u32,
+    /// `snd_max` when the last loss recovery began; duplicate ACKs start a new one only
+    /// once the cumulative ACK passes it.
+    recover: Option<u64>,
+    /// The segment being timed (one per window, when timestamps are off) and its send time.
+    timing: Option<(u64, Time)>,
+    has_rtt: bool,
+    /// Retransmission timeout before back-off, seconds.
+    pub rto: f64,
+    pub backoff: u32,
+    /// When the retransmission timer expires, if armed.
+    pub rto_deadline: Option<Time>,
+    syn_retransmitted: bool,
+    /// A partial ACK arrived in the current fast recovery.
+    partial_ack_seen: bool,
+    start: Time,
+    pub stats: SenderStats,
+    pub events: Vec<FlowEvent>,
+    /// Initial control block given from outside (TCBI), applied by `start` after the
+    /// algorithm's `init`.
+    preset: Option<Preset>,
+    /// `try_send` stopped at [`MAX_BURST`] with more of the window to send: the caller
+    /// drains the output and calls `try_send` again at the same instant.
+    pub burst_pending: bool,
+}
+
+/// Segments `try_send` emits per call. A window may be far larger (a share estimate drawn
+/// up to rwnd = 1e9 segments): its burst leaves in chunks at the same instant and in the
+/// same order, so the output buffer, not the window, bounds the memory.
+pub const MAX_BURST: u64 = 1 << 16;
+
+/// Initial values a connection starts with instead of the standard ones (set by the TCBI
+/// sharing service through the backplane, never by an algorithm).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Preset {
+    pub cwnd: f64,
+    pub ssthresh: f64,
+    /// srtt and rttvar (seconds); the initial RTO is then srtt + 4·rttvar (clamped)
+    /// instead of the fixed initial RTO.
+    pub rtt: Option<(f64, f64)>,
+}
+
+impl Sender {
+    pub fn new(cfg: SenderConfig, tcp: &TcpSpec, cc: Box<dyn CongestionControl>) -> Sender {
+        let st = CcState {
+            now: 0,
+            cwnd: tcp.init_cwnd,
+            ssthresh: tcp.init_ssthresh,
+            rwnd: tcp.rwnd,
+            init_cwnd: tcp.init_cwnd,
+            init_ssthresh: tcp.init_ssthresh,
+            mss: tcp.mss,
+            flight: 0,
+            srtt: 0.0,
+            rttvar: 0.0,
+            min_rtt: f64::INFINITY,
+            phase: Phase::SlowStart,
+            recovery_base: tcp.init_cwnd,
+            log: Vec::new(),
+            path: Default::default(),
+            rng: crate::sim::Rng::from_seed(0),
+        };
+        let rto = cfg.initial_rto;
+        Sender {
+            app_limit: cfg.size,
+            cfg,
+            st,
+            cc,
+            state: ConnState::Idle,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            dupacks: 0,
+            recover: None,
+            timing: None,
+            has_rtt: false,
+            rto,
+            backoff: 0,
+            rto_deadline: None,
+            syn_retransmitted: false,
+            partial_ack_seen: false,
+            start: 0,
+            stats: SenderStats::default(),
+            events: Vec::new(),
+            preset: None,
+            burst_pending: false,
+        }
+    }
+
+    /// Start with these values instead of the standard ones (call before `start`).
+    pub fn preset(&mut self, p: Preset) {
+        self.preset = Some(p);
+    }
+
+    /// Overwrite cwnd and ssthresh of a running connection (FS-TCBI). The recovery state
+    /// is kept; outside recovery the phase follows the new values.
+    pub fn overwrite_window(&mut self, cwnd: f64, ssthresh: f64) {
+        self.st.cwnd = cwnd;
+        self.st.ssthresh = ssthresh;
+        if self.st.phase != Phase::FastRecovery && self.st.phase != Phase::TimeoutRecovery {
+            self.update_phase();
+        }
+    }
+
+    /// Record an event from the backplane glue (e.g. TCBI decisions).
+    pub fn note(&mut self, now: Time, name: &'static str, value: f64) {
+        self.log(now, name, value);
+    }
+
+    fn sync(&mut self, now: Time) {
+        self.st.now = now;
+        self.st.flight = self.snd_max - self.snd_una;
+    }
+
+    fn log(&mut self, now: Time, name: &'static str, value: f64) {
+        self.events.push(FlowEvent { time: now, name, value });
+    }
+
+    /// Call the algorithm's element_cr and record the reaction.
+    fn congestion(&mut self, now: Time, signal: Signal) {
+        let name = match signal {
+            Signal::DupAcks => "fast_retransmit",
+            Signal::Timeout => "timeout",
+            Signal::Ecn => "ecn",
+            Signal::Explicit => "notification",
+        };
+        self.log(now, name, self.st.cwnd);
+        self.cc.on_congestion(&mut self.st, signal);
+        for (n, v) in std::mem::take(&mut self.st.log) {
+            self.log(now, n, v);
+        }
+        self.log(now, "ssthresh", self.st.ssthresh);
+    }
+
+    fn update_phase(&mut self) {
+        self.st.phase = if self.st.cwnd < self.st.ssthresh {
+            Phase::SlowStart
+        } else {
+            Phase::CongestionAvoidance
+        };
+    }
+}

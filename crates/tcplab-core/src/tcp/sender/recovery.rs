@@ -1,0 +1,156 @@
+//! ACK processing and loss recovery: new ACKs (window growth, leaving fast recovery, partial
+//! ACKs), duplicate ACKs (fast retransmit, Limited Transmit), and congestion signals from
+//! outside the ACK clock.
+use super::Sender;
+use crate::cc::{AckSample, Phase, Recovery, Signal};
+use crate::sim::{to_secs, Time};
+use crate::tcp::Tx;
+
+impl Sender {
+    pub(super) fn on_new_ack(&mut self, now: Time, ack: u64, ts_echo: Time, out: &mut Vec<Tx>) {
+        let acked = ack - self.snd_una;
+        let rtt = if self.cfg.timestamps {
+            Some(to_secs(now.saturating_sub(ts_echo)))
+        } else {
+            match self.timing {
+                Some((seq, sent)) if ack > seq => {
+                    self.timing = None;
+                    Some(to_secs(now - sent))
+                }
+                _ => None,
+            }
+        };
+        if let Some(r) = rtt {
+            self.rtt_sample(r);
+        }
+        self.snd_una = ack;
+        self.snd_nxt = self.snd_nxt.max(ack);
+        self.st.flight = self.snd_max - self.snd_una;
+        let sample = AckSample {
+            acked,
+            duplicate: false,
+            rtt,
+        };
+        self.cc.on_ack_arrival(&self.st, &sample);
+
+        if self.st.phase == Phase::FastRecovery {
+            let full = self.recover.is_none_or(|r| ack >= r);
+            if full || self.cc.recovery() == Recovery::Reno {
+                self.cc.on_recovery_exit(&mut self.st);
+                self.dupacks = 0;
+                self.update_phase();
+            } else {
+                // Partial ACK: retransmit the next hole, deflate by the amount acknowledged
+                // and add back one segment (RFC 6582), stay in fast recovery. The timer is
+                // re-armed on the first partial ACK only (RFC 6582's "Impatient" variant, as
+                // ns-2's newreno_changes1_), so that a window with many losses ends in a
+                // timeout instead of one retransmission per round trip.
+                self.emit_data(self.snd_una, now, out);
+                self.st.cwnd = (self.st.cwnd - acked as f64 + 1.0).max(1.0);
+                // Once the inflation is used up, the deflation eats into the base window.
+                self.st.recovery_base = self.st.recovery_base.min(self.st.cwnd - 1.0).max(1.0);
+                if !self.partial_ack_seen {
+                    self.partial_ack_seen = true;
+                    self.arm(now);
+                }
+                self.try_send(now, out);
+                return;
+            }
+        } else {
+            self.dupacks = 0;
+            self.cc.on_ack(&mut self.st, &sample);
+            self.update_phase();
+        }
+        if self.snd_una < self.snd_max {
+            self.arm(now);
+        } else {
+            self.rto_deadline = None;
+        }
+        self.flush_cc_log(now);
+        self.complete_if_done(now, out);
+        self.try_send(now, out);
+    }
+
+    /// Record the events an algorithm logged outside a congestion signal.
+    fn flush_cc_log(&mut self, now: Time) {
+        for (n, v) in std::mem::take(&mut self.st.log) {
+            self.log(now, n, v);
+        }
+    }
+
+    pub(super) fn on_dup_ack(&mut self, now: Time, out: &mut Vec<Tx>) {
+        self.dupacks += 1;
+        let sample = AckSample {
+            acked: 0,
+            duplicate: true,
+            rtt: None,
+        };
+        self.cc.on_ack_arrival(&self.st, &sample);
+        if self.st.phase == Phase::FastRecovery {
+            self.st.cwnd += 1.0;
+            self.try_send(now, out);
+            return;
+        }
+        if self.dupacks < self.cfg.dupthresh && self.cfg.limited_transmit {
+            self.limited_transmit(now, out);
+        }
+        if self.dupacks != self.cfg.dupthresh {
+            return;
+        }
+        if let Some(r) = self.recover {
+            if self.snd_una <= r {
+                // Still inside the window of the previous recovery: not a new loss event.
+                return;
+            }
+        }
+        self.recover = Some(self.snd_max);
+        self.stats.fast_retransmits += 1;
+        self.timing = None;
+        self.congestion(now, Signal::DupAcks);
+        match self.cc.recovery() {
+            Recovery::None => {
+                // Tahoe: go back to the hole and slow-start from the new window.
+                self.snd_nxt = self.snd_una;
+                self.update_phase();
+                self.arm(now);
+                self.try_send(now, out);
+            }
+            Recovery::Reno | Recovery::NewReno => {
+                self.emit_data(self.snd_una, now, out);
+                self.st.recovery_base = self.st.cwnd;
+                self.st.cwnd += f64::from(self.cfg.dupthresh);
+                self.st.phase = Phase::FastRecovery;
+                self.partial_ack_seen = false;
+                self.arm(now);
+                self.try_send(now, out);
+            }
+        }
+    }
+
+    /// Limited Transmit (RFC 3042) as ns-2.35's `send_one` (`singledup_`): a duplicate ACK
+    /// before the threshold lets the next segment out, up to cwnd + dupacks beyond the
+    /// cumulative ACK. The next segment is `snd_nxt`: new data normally, but after a
+    /// timeout, while go-back-N is still below `snd_max`, a segment already sent (ns-2
+    /// sends `t_seqno_`, reset to `highest_ack_ + 1` by the timeout).
+    fn limited_transmit(&mut self, now: Time, out: &mut Vec<Tx>) {
+        let allowed = (self.st.cwnd.floor() + f64::from(self.dupacks)).min(self.st.rwnd.floor()) as u64;
+        if self.snd_nxt < self.limit() && self.snd_nxt < self.snd_una + allowed {
+            let seq = self.snd_nxt;
+            self.emit_data(seq, now, out);
+            self.snd_nxt += 1;
+            self.snd_max = self.snd_max.max(self.snd_nxt);
+            self.st.flight = self.snd_max - self.snd_una;
+        }
+    }
+
+    /// A congestion signal from outside the ACK clock (ECN or an explicit notification).
+    pub fn on_notification(&mut self, now: Time, signal: Signal, out: &mut Vec<Tx>) {
+        self.sync(now);
+        if self.st.phase == Phase::FastRecovery || self.st.phase == Phase::TimeoutRecovery {
+            return;
+        }
+        self.congestion(now, signal);
+        self.update_phase();
+        self.try_send(now, out);
+    }
+}

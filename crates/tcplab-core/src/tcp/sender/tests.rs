@@ -1,0 +1,397 @@
+//! Step-by-step tests of the sender: slow start, each recovery variant, timeouts, Limited
+//! Transmit, RTT estimation, presets and completion.
+use super::*;
+use crate::cc;
+use crate::sim::{secs, to_secs};
+use crate::tcp::{Kind, Tx};
+
+const MS: Time = 1_000_000;
+
+fn sender(name: &str, tcp: TcpSpec, size: Option<u64>) -> Sender {
+    let cfg = SenderConfig::from_spec(&tcp, size);
+    Sender::new(cfg, &tcp, cc::create(name, &cc::Params::new()).unwrap())
+}
+
+fn seqs(out: &[Tx]) -> Vec<u64> {
+    out.iter().filter(|t| t.kind == Kind::Data).map(|t| t.seq).collect()
+}
+
+fn ack(s: &mut Sender, now: Time, a: u64) -> Vec<Tx> {
+    let mut out = vec![];
+    s.on_ack(now, Kind::Ack, a, 0, &mut out);
+    out
+}
+
+/// Grow a NewReno sender to cwnd 10 in congestion avoidance with segments 0..10 in flight.
+/// A started bulk sender whose first window is `w` segments (ssthresh `w`, no timer tick).
+fn started(name: &str, w: f64, out: &mut Vec<Tx>) -> Sender {
+    let tcp = TcpSpec {
+        init_cwnd: w,
+        init_ssthresh: w,
+        tick: 0.0,
+        ..TcpSpec::default()
+    };
+    let mut s = sender(name, tcp, None);
+    s.start(0, out);
+    s
+}
+
+fn sender_at_cwnd_10() -> Sender {
+    let mut out = vec![];
+    let s = started("newreno", 10.0, &mut out);
+    assert_eq!(seqs(&out), (0..10).collect::<Vec<_>>());
+    s
+}
+
+#[test]
+fn preset_replaces_the_standard_start_for_any_algorithm() {
+    for name in ["newreno", "reno", "tahoe", "westwood_be", "rfs"] {
+        let tcp = TcpSpec {
+            init_cwnd: 2.0,
+            init_ssthresh: 64.0,
+            min_rto: 0.2,
+            tick: 0.0,
+            ..TcpSpec::default()
+        };
+        let mut s = sender(name, tcp, None);
+        s.preset(Preset {
+            cwnd: 5.5,
+            ssthresh: 40.0,
+            rtt: Some((0.1, 0.05)),
+        });
+        let mut out = vec![];
+        s.start(0, &mut out);
+        assert_eq!(seqs(&out), vec![0, 1, 2, 3, 4], "{name}: burst of floor(5.5)");
+        assert_eq!((s.st.cwnd, s.st.ssthresh), (5.5, 40.0), "{name}");
+        assert!((s.rto - 0.3).abs() < 1e-12, "{name}: rto {}", s.rto);
+        assert_eq!(s.rto_deadline, Some(secs(0.3)), "{name}");
+        // the first sample smooths from the preset: 7/8·0.1 + 1/8·0.2
+        ack(&mut s, 200 * MS, 1);
+        assert!((s.st.srtt - 0.1125).abs() < 1e-12, "{name}: srtt {}", s.st.srtt);
+    }
+}
+
+#[test]
+fn overwrite_keeps_the_recovery_state() {
+    let mut s = sender_at_cwnd_10();
+    for k in 1..=3 {
+        ack(&mut s, k * MS, 0);
+    }
+    assert_eq!(s.st.phase, Phase::FastRecovery);
+    s.overwrite_window(3.25, 7.0);
+    assert_eq!(s.st.phase, Phase::FastRecovery);
+    assert_eq!((s.st.cwnd, s.st.ssthresh), (3.25, 7.0));
+    let mut s = sender_at_cwnd_10();
+    s.overwrite_window(3.0, 7.0);
+    assert_eq!(s.st.phase, Phase::SlowStart);
+}
+
+#[test]
+fn slow_start_doubles_per_round() {
+    let mut s = sender("newreno", TcpSpec::default(), None);
+    let mut out = vec![];
+    s.start(0, &mut out);
+    assert_eq!(seqs(&out), vec![0]);
+    let o = ack(&mut s, 100 * MS, 1);
+    assert_eq!(seqs(&o), vec![1, 2]);
+    let o = ack(&mut s, 200 * MS, 2);
+    assert_eq!(seqs(&o), vec![3, 4]);
+    let o = ack(&mut s, 200 * MS, 3);
+    assert_eq!(seqs(&o), vec![5, 6]);
+    assert_eq!(s.st.cwnd, 4.0);
+}
+
+#[test]
+fn newreno_fast_retransmit_partial_and_full_ack() {
+    let mut s = sender_at_cwnd_10();
+    // Segments 0 and 5 are lost. ACKs for 1..4 arrive as duplicates of 0.
+    for k in 1..=2 {
+        assert!(seqs(&ack(&mut s, k * MS, 0)).is_empty());
+    }
+    let o = ack(&mut s, 3 * MS, 0);
+    assert_eq!(seqs(&o), vec![0], "third dup ACK retransmits the hole");
+    assert_eq!(s.st.phase, Phase::FastRecovery);
+    assert_eq!(s.st.ssthresh, 5.0);
+    assert_eq!(s.st.cwnd, 8.0, "ssthresh + 3");
+    assert_eq!(s.stats.fast_retransmits, 1);
+    // Dup ACKs for 2,3,4 and 6..9 (7 more): cwnd inflates; new data once cwnd > flight.
+    let mut sent = vec![];
+    for k in 0..7 {
+        sent.extend(seqs(&ack(&mut s, (4 + k) * MS, 0)));
+    }
+    assert_eq!(s.st.cwnd, 15.0);
+    assert_eq!(sent, vec![10, 11, 12, 13, 14], "inflated window sends new data");
+    // The retransmission of 0 arrives: ACK 5 is partial (recover = 10).
+    let o = ack(&mut s, 20 * MS, 5);
+    assert_eq!(seqs(&o)[0], 5, "partial ACK retransmits the next hole");
+    assert_eq!(s.st.phase, Phase::FastRecovery);
+    assert_eq!(s.st.cwnd, 15.0 - 5.0 + 1.0);
+    // The retransmission of 5 arrives: ACK 15 covers recover -> full ACK.
+    ack(&mut s, 30 * MS, 15);
+    assert_ne!(s.st.phase, Phase::FastRecovery);
+    assert_eq!(s.st.cwnd, 5.2, "full ACK: back to w/2 = 5, then opened by 1/5 (ns-2)");
+    assert_eq!(s.stats.retransmits, 2);
+    assert_eq!(s.stats.timeouts, 0);
+}
+
+#[test]
+fn a_window_larger_than_a_burst_leaves_in_chunks_in_order() {
+    let w = 2 * MAX_BURST + 5;
+    let mut out = vec![];
+    let mut s = started("newreno", w as f64, &mut out);
+    assert_eq!(out.len() as u64, MAX_BURST);
+    assert!(s.burst_pending, "the rest of the window is pending");
+    let mut all = seqs(&out);
+    while std::mem::take(&mut s.burst_pending) {
+        out.clear();
+        s.try_send(0, &mut out);
+        assert!(out.len() as u64 <= MAX_BURST);
+        all.extend(seqs(&out));
+    }
+    assert_eq!(all, (0..w).collect::<Vec<_>>());
+    assert_eq!((s.snd_nxt, s.st.flight), (w, w));
+    out.clear();
+    s.try_send(0, &mut out);
+    assert!(out.is_empty() && !s.burst_pending, "nothing more until an ACK");
+}
+
+#[test]
+fn recovery_returns_to_the_uninflated_half_window_as_ns2() {
+    let in_recovery = || {
+        let mut s = started("newreno", 11.0, &mut vec![]);
+        for k in 1..=3 {
+            ack(&mut s, k * MS, 0);
+        }
+        s
+    };
+    // Full ACK at once: back to 11/2 = 5.5 (ssthresh truncated to 5), and the full ACK
+    // opens the window like any new ACK (ns-2's recv_newack_helper -> opencwnd):
+    // 5.5 + 1/5.5, in congestion avoidance.
+    let mut s = in_recovery();
+    assert_eq!((s.st.ssthresh, s.st.cwnd, s.st.recovery_base), (5.0, 8.5, 5.5));
+    ack(&mut s, 10 * MS, 11);
+    assert_eq!((s.st.cwnd, s.st.phase), (5.5 + 1.0 / 5.5, Phase::CongestionAvoidance));
+    // A partial ACK for 6 segments uses up the inflation of 3 and deflates the base to
+    // 8.5 - 6 + 1 - 1 = 2.5 (ns-2: cwnd_ -= deflate - dupwnd_, dupwnd_ = 1); the full ACK
+    // returns to it and, below ssthresh, adds a slow-start segment.
+    let mut s = in_recovery();
+    ack(&mut s, 10 * MS, 6);
+    assert_eq!(
+        (s.st.cwnd, s.st.recovery_base, s.st.phase),
+        (3.5, 2.5, Phase::FastRecovery)
+    );
+    ack(&mut s, 20 * MS, 11);
+    assert_eq!(s.st.cwnd, 3.5);
+    assert_eq!(s.st.phase, Phase::SlowStart, "below ssthresh after the deflation");
+    // With exit_increase = 0 the exit leaves the window at the base.
+    let mut p = cc::Params::new();
+    p.insert("exit_increase".into(), 0.0);
+    let tcp = TcpSpec {
+        init_cwnd: 11.0,
+        init_ssthresh: 11.0,
+        tick: 0.0,
+        ..TcpSpec::default()
+    };
+    let mut s = Sender::new(
+        SenderConfig::from_spec(&tcp, None),
+        &tcp,
+        cc::create("newreno", &p).unwrap(),
+    );
+    s.start(0, &mut vec![]);
+    for k in 1..=3 {
+        ack(&mut s, k * MS, 0);
+    }
+    ack(&mut s, 10 * MS, 11);
+    assert_eq!(s.st.cwnd, 5.5);
+}
+
+#[test]
+fn reno_leaves_recovery_on_partial_ack() {
+    let mut s = started("reno", 10.0, &mut vec![]);
+    for k in 1..=3 {
+        ack(&mut s, k * MS, 0);
+    }
+    assert_eq!(s.st.phase, Phase::FastRecovery);
+    ack(&mut s, 10 * MS, 5);
+    assert_eq!(s.st.phase, Phase::CongestionAvoidance);
+    assert_eq!(s.st.cwnd, 5.2, "w/2 = 5, opened by 1/5 on the same ACK (ns-2)");
+}
+
+#[test]
+fn tahoe_goes_back_to_one_segment() {
+    let mut s = started("tahoe", 10.0, &mut vec![]);
+    ack(&mut s, MS, 0);
+    ack(&mut s, 2 * MS, 0);
+    let o = ack(&mut s, 3 * MS, 0);
+    assert_eq!(seqs(&o), vec![0]);
+    assert_eq!((s.st.cwnd, s.st.ssthresh), (1.0, 5.0));
+    assert_eq!(s.st.phase, Phase::SlowStart);
+}
+
+#[test]
+fn timeout_backs_off_exponentially_up_to_the_cap() {
+    let tcp = TcpSpec {
+        initial_rto: 1.0,
+        max_rto: 64.0,
+        ..TcpSpec::default()
+    };
+    let mut s = sender("newreno", tcp, None);
+    let mut out = vec![];
+    s.start(0, &mut out);
+    assert_eq!(s.rto_deadline, Some(secs(1.0)));
+    let mut now = 0;
+    let mut gaps = vec![];
+    for _ in 0..9 {
+        let d = s.rto_deadline.unwrap();
+        gaps.push(to_secs(d - now));
+        now = d;
+        let mut o = vec![];
+        s.on_timeout(now, &mut o);
+        assert_eq!(seqs(&o), vec![0], "go-back-N resends the first unacknowledged");
+    }
+    assert_eq!(gaps, vec![1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 64.0, 64.0]);
+    assert_eq!(s.stats.timeouts, 9);
+    assert_eq!(s.st.phase, Phase::TimeoutRecovery);
+    // Repeated timeouts left ssthresh at its floor of 2; a new ACK ends timeout recovery.
+    assert_eq!(s.st.ssthresh, 2.0);
+    ack(&mut s, now + MS, 1);
+    assert_eq!(s.st.cwnd, 2.0);
+    assert_eq!(s.st.phase, Phase::CongestionAvoidance);
+}
+
+#[test]
+fn timeout_in_flight_resets_window_and_ssthresh() {
+    let mut s = sender_at_cwnd_10();
+    let mut out = vec![];
+    s.on_timeout(secs(3.0), &mut out);
+    assert_eq!(seqs(&out), vec![0]);
+    assert_eq!((s.st.cwnd, s.st.ssthresh), (1.0, 5.0));
+    // Dup ACKs from segments sent before the timeout do not start fast recovery.
+    for k in 1..=5 {
+        ack(&mut s, secs(3.0) + k * MS, 0);
+    }
+    assert_eq!(s.stats.fast_retransmits, 0);
+}
+
+#[test]
+fn timeout_in_fast_recovery_halves_ssthresh_again_without_the_inflation() {
+    let mut s = sender_at_cwnd_10();
+    for k in 1..=3 {
+        ack(&mut s, k * MS, 0);
+    }
+    for k in 4..=40 {
+        ack(&mut s, k * MS, 0); // inflation to 8 + 37
+    }
+    assert_eq!(s.st.phase, Phase::FastRecovery);
+    assert_eq!(s.st.cwnd, 45.0);
+    let mut out = vec![];
+    s.on_timeout(secs(2.0), &mut out);
+    assert_eq!(
+        (s.st.cwnd, s.st.ssthresh),
+        (1.0, 2.0),
+        "halves ssthresh 5 -> 2, not the inflated 45"
+    );
+}
+
+#[test]
+fn impatient_timer_is_rearmed_on_the_first_partial_ack_only() {
+    let mut s = sender_at_cwnd_10();
+    for k in 1..=3 {
+        ack(&mut s, k * MS, 0);
+    }
+    let first = secs(0.5);
+    ack(&mut s, first, 2);
+    let armed = s.rto_deadline;
+    ack(&mut s, first + 100 * MS, 4);
+    assert_eq!(s.st.phase, Phase::FastRecovery);
+    assert_eq!(s.rto_deadline, armed, "second partial ACK leaves the timer alone");
+}
+
+#[test]
+fn limited_transmit_sends_one_new_segment_per_early_dup_ack() {
+    let tcp = TcpSpec {
+        init_cwnd: 4.0,
+        init_ssthresh: 4.0,
+        limited_transmit: true,
+        ..TcpSpec::default()
+    };
+    let mut s = sender("newreno", tcp, None);
+    let mut out = vec![];
+    s.start(0, &mut out);
+    assert_eq!(seqs(&ack(&mut s, MS, 0)), vec![4]);
+    assert_eq!(seqs(&ack(&mut s, 2 * MS, 0)), vec![5]);
+    assert_eq!(seqs(&ack(&mut s, 3 * MS, 0)), vec![0], "third: fast retransmit only");
+}
+
+#[test]
+fn limited_transmit_after_a_timeout_resends_the_go_back_n_segments_as_ns2() {
+    // ns-2's send_one sends t_seqno_, which the timeout reset to the first unacknowledged
+    // segment: duplicate ACKs for segments sent before the timeout let the next
+    // already-sent segments out again (as retransmissions).
+    let tcp = TcpSpec {
+        init_cwnd: 10.0,
+        init_ssthresh: 10.0,
+        limited_transmit: true,
+        tick: 0.0,
+        ..TcpSpec::default()
+    };
+    let mut s = sender("newreno", tcp, None);
+    s.start(0, &mut vec![]);
+    let mut out = vec![];
+    s.on_timeout(secs(3.0), &mut out);
+    assert_eq!(seqs(&out), vec![0], "go-back-N from the hole with cwnd 1");
+    assert_eq!((s.snd_nxt, s.snd_max), (1, 10));
+    // Two duplicate ACKs from segments still in flight: cwnd 1 + dupacks allows 1 and 2.
+    assert_eq!(seqs(&ack(&mut s, secs(3.0) + MS, 0)), vec![1]);
+    assert_eq!(seqs(&ack(&mut s, secs(3.0) + 2 * MS, 0)), vec![2]);
+    assert_eq!(seqs(&ack(&mut s, secs(3.0) + 3 * MS, 0)), Vec::<u64>::new());
+    assert_eq!((s.snd_nxt, s.snd_max, s.stats.retransmits), (3, 10, 3));
+    assert_eq!(
+        s.stats.fast_retransmits, 0,
+        "no fast retransmit inside the timed-out window"
+    );
+}
+
+#[test]
+fn rto_follows_rfc6298_with_min_rto_and_tick() {
+    let tcp = TcpSpec {
+        min_rto: 0.2,
+        tick: 0.01,
+        ..TcpSpec::default()
+    };
+    let mut s = sender("newreno", tcp, None);
+    let mut out = vec![];
+    s.start(0, &mut out);
+    ack(&mut s, 100 * MS, 1); // sample 100 ms: srtt 0.1, rttvar 0.05
+    assert!((s.st.srtt - 0.1).abs() < 1e-12);
+    assert!((s.rto - 0.3).abs() < 1e-12, "rto {}", s.rto);
+    assert_eq!(s.st.min_rtt, 0.1);
+}
+
+#[test]
+fn fixed_size_flow_completes_with_and_without_handshake() {
+    let mut s = sender("newreno", TcpSpec::default(), Some(3));
+    let mut out = vec![];
+    s.start(0, &mut out);
+    ack(&mut s, MS, 1);
+    ack(&mut s, 2 * MS, 3);
+    assert_eq!(s.stats.completion, Some(2 * MS));
+
+    let tcp = TcpSpec {
+        handshake: true,
+        ..TcpSpec::default()
+    };
+    let mut s = sender("newreno", tcp, Some(1));
+    let mut out = vec![];
+    s.start(0, &mut out);
+    assert_eq!(out[0].kind, Kind::Syn);
+    let mut out = vec![];
+    s.on_ack(10 * MS, Kind::SynAck, 0, 0, &mut out);
+    assert_eq!(seqs(&out), vec![0]);
+    let mut out = vec![];
+    s.on_ack(20 * MS, Kind::Ack, 1, 10 * MS, &mut out);
+    assert_eq!(out[0].kind, Kind::Fin);
+    assert_eq!(s.stats.completion, None);
+    s.on_ack(30 * MS, Kind::FinAck, 1, 0, &mut out);
+    assert_eq!(s.stats.completion, Some(30 * MS));
+}
