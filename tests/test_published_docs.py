@@ -329,3 +329,16 @@ def test_without_a_checkout_nothing_is_written_unless_docs_is_given(tmp_path, mo
     assert publish.main(["render"]) == 2
     assert "pass --docs DIR" in capsys.readouterr().err
     assert not (tmp_path / "site-packages").exists()
+
+
+def test_the_provenance_line_names_peak_memory_when_the_reproduction_measured_it(setup):
+    src, docs = setup
+    doc = json.loads((docs / "results" / "toy" / "experiment.json").read_text())
+    assert "peak memory" not in publish.provenance_line(doc), "not measured: not mentioned"
+    repro = json.loads((src / "toy" / "experiment.json").read_text())
+    repro.update(run_peak_rss_bytes=1_074_884_608, sweep_peak_rss_bytes=100_000_000,
+                 analysis_peak_rss_bytes=1_178_304_512)
+    kept = publish.compact(repro)
+    assert kept["peak_rss_bytes"] == {"run": 1_074_884_608, "sweep": 100_000_000, "analysis": 1_178_304_512}
+    line = publish.provenance_line(kept)
+    assert "sweep 4.25 s; peak memory 1.07 GB per run, 1.18 GB in the analysis)" in line

@@ -50,6 +50,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from tcplab.memory import human
 from tcplab.verdicts import FAILS, HOLDS, INCONCLUSIVE, INSIDE, OUTSIDE
 
 CHECKOUT = Path(__file__).resolve().parents[2]
@@ -133,6 +134,10 @@ def run_wall_times(runs: list) -> tuple[float, float]:
     return float(sum(walls)), float(max(walls, default=0.0))
 
 
+# experiment.json's peak resident memory of the largest run, the sweep process and the analysis
+PEAK_MEMORY_KINDS = ("run", "sweep", "analysis")
+
+
 def compact(doc: dict) -> dict:
     """The part of a reproduction's experiment.json kept in the repository."""
     runs = doc.get("runs", [])
@@ -152,6 +157,9 @@ def compact(doc: dict) -> dict:
         "findings": doc.get("findings", []),
         "scorecard": doc.get("scorecard"),
     }
+    peaks = {k: doc.get(f"{k}_peak_rss_bytes") for k in PEAK_MEMORY_KINDS}
+    if any(isinstance(v, int) for v in peaks.values()):
+        out["peak_rss_bytes"] = peaks
     params = doc.get("parameters")
     if params is not None and len(json.dumps(params, default=str)) <= MAX_PARAMETERS_CHARS:
         out["parameters"] = params
@@ -458,6 +466,16 @@ def seeds_text(seeds: list) -> str:
     return ", ".join(parts) or "none"
 
 
+def peak_memory_text(peaks) -> str:
+    """"; peak memory 1.07 GB per run, 1.18 GB in the analysis", or "" when not recorded."""
+    if not isinstance(peaks, dict):
+        return ""
+    run, analysis = peaks.get("run"), peaks.get("analysis")
+    parts = ([f"{human(run)} per run"] if isinstance(run, int) else []) + \
+            ([f"{human(analysis)} in the analysis"] if isinstance(analysis, int) else [])
+    return f"; peak memory {', '.join(parts)}" if parts else ""
+
+
 def duration_text(seconds) -> str:
     if not isinstance(seconds, (int, float)):
         return "?"
@@ -489,7 +507,8 @@ def provenance_line(doc: dict, table: str | None = None) -> str:
     what = f"`docs/results/{doc['name']}`" + (f", table `{table}`" if table else "")
     return (f"<sub>Generated from {what}: {doc.get('size')} size, seeds {seeds_text(doc.get('seeds', []))}, "
             f"{doc.get('runs')} runs ({duration_text(walls.get('total'))} of run time, longest "
-            f"{duration_text(walls.get('max'))}; sweep {duration_text(doc.get('sweep_wall_seconds'))}); "
+            f"{duration_text(walls.get('max'))}; sweep {duration_text(doc.get('sweep_wall_seconds'))}"
+            f"{peak_memory_text(doc.get('peak_rss_bytes'))}); "
             f"tcplab {p.get('tcplab')}{f' (core {core})' if (core := p.get('core')) else ''} at commit {p.get('commit') or 'unknown'}, {p.get('date')}, {p.get('machine')}. "
             f"Regenerate: `{regenerate_command(doc)}`.</sub>")
 
