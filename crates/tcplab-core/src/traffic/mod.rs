@@ -1,35 +1,73 @@
-//! Applications that are not TCP's own: the constant-bit-rate UDP source.
-use crate::scenario::RateStep;
-use crate::sim::{secs, Time};
+//! Applications: where traffic comes from.
+//!
+//! - `cbr.rs`: constant-bit-rate UDP sources whose rate follows a step schedule (flows
+//!   with `transport = "udp"`);
+//! - `generator.rs`: flow generators (Poisson arrivals, closed loop, WWW sessions), which
+//!   open sized TCP transfers over time.
+//!
+//! The transfers of the spec's `[[flows]]` are opened when the world is built
+//! (`engine/build.rs`).
+mod cbr;
+mod generator;
 
-/// A non-adaptive UDP source sending fixed-size packets at a rate that follows a step
-/// schedule (rate 0 pauses it).
-#[derive(Debug, Clone)]
-pub struct CbrSource {
-    pub packet: u32,
-    /// (absolute time, rate in bit/s)
-    pub schedule: Vec<(Time, f64)>,
-    pub rate: f64,
-    pub next_seq: u64,
-    /// Generation of the pending send event; bumped at every rate change.
-    pub gen: u32,
-    pub received: u64,
+pub use cbr::{Cbr, CbrSource};
+pub use generator::{FlowDone, Generator, GeneratorTotals, Generators};
+
+use crate::scenario::GeneratorSpec;
+use crate::sim::{Rng, Time};
+
+/// The applications' own events.
+#[derive(Debug, Clone, Copy)]
+pub enum TrafficEv {
+    /// A UDP source sends its next packet (flow, generation).
+    CbrSend(u32, u32),
+    /// A UDP source moves to the `.1`-th step of its rate schedule.
+    CbrRate(u32, u32),
+    /// A UDP source stops for good.
+    CbrStop(u32),
+    /// A flow generator wakes up (to open its next flow).
+    GenTick(u32),
 }
 
-impl CbrSource {
-    pub fn new(packet: u32, steps: &[RateStep], start: f64) -> CbrSource {
-        CbrSource {
-            packet,
-            schedule: steps.iter().map(|s| (secs(start + s.at), s.rate)).collect(),
-            rate: 0.0,
-            next_seq: 0,
-            gen: 0,
-            received: 0,
-        }
+/// All applications.
+pub struct Traffic {
+    pub cbr: Cbr,
+    pub generators: Generators,
+}
+
+/// What a generator does when it wakes up.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Step {
+    /// Wake up again at this time.
+    WakeAt(Time),
+    /// Open a transfer of this many segments now.
+    Open(u64),
+}
+
+/// The steps of one wake-up, in order.
+#[derive(Debug, Default)]
+pub struct Plan {
+    pub steps: Vec<Step>,
+}
+
+impl Plan {
+    pub fn wake_at(&mut self, t: Time) {
+        self.steps.push(Step::WakeAt(t));
     }
 
-    /// Gap between packets at the current rate, or None when paused.
-    pub fn interval(&self) -> Option<Time> {
-        (self.rate > 0.0).then(|| ((self.packet as f64 * 8.0) * 1e9 / self.rate).round().max(1.0) as Time)
+    pub fn open(&mut self, segments: u64) {
+        self.steps.push(Step::Open(segments));
+    }
+
+    /// Open a transfer whose size is drawn from the generator's `size` distribution (in its
+    /// `size_unit`, rounded up to whole segments, at least one).
+    pub fn open_drawn(&mut self, g: &GeneratorSpec, rng: &mut Rng) {
+        let drawn = g.size.sample(rng);
+        let segments = if g.size_unit == "bytes" {
+            drawn / g.tcp.mss as f64
+        } else {
+            drawn
+        };
+        self.open(segments.ceil().max(1.0) as u64);
     }
 }
