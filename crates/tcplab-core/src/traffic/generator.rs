@@ -1,8 +1,8 @@
-//! Flow generators: run-time sources of sized TCP transfers between two nodes, by kind:
-//! Poisson arrivals, closed loop (a think time after each completion), WWW sessions
-//! (pages, reading times, session gaps). A generator names its flows, checks `stop` and
-//! `max_flows`, and adds up what its completed flows did (the generators table).
-use super::{Plan, TrafficEv};
+//! Flow generators: run-time sources of sized TCP transfers between two nodes. The
+//! generator's traffic [`Model`] says when to open flows and how large; the generator
+//! names them, checks `stop` and `max_flows`, and adds up what its completed flows did
+//! (the generators table).
+use super::{Model, Plan, TrafficEv};
 use crate::scenario::{FlowSpec, GeneratorSpec};
 use crate::sim::{secs, to_secs, Queue, Rng, Time};
 
@@ -40,8 +40,8 @@ pub struct Generator {
     /// The network route its flows take.
     pub route: u32,
     rng: Rng,
+    model: Box<dyn Model>,
     pub created: u64,
-    pages_left: u64,
     pub totals: GeneratorTotals,
 }
 
@@ -58,17 +58,14 @@ impl Generators {
         }
     }
 
-    /// Add a generator whose flows take `route`; `None` if its kind is unknown.
+    /// Add a generator whose flows take `route`; `None` if its kind has no model.
     pub fn add(&mut self, spec: GeneratorSpec, route: u32, seed: u64) -> Option<()> {
-        if !["poisson", "closed", "sessions"].contains(&spec.kind.as_str()) {
-            return None;
-        }
         self.list.push(Generator {
             rng: Rng::stream(seed, &format!("generator:{}", spec.name)),
+            model: super::model(&spec)?,
             spec,
             route,
             created: 0,
-            pages_left: 0,
             totals: GeneratorTotals::default(),
         });
         Some(())
@@ -77,32 +74,20 @@ impl Generators {
     /// Schedule every generator's first wake-up.
     pub fn schedule_first(&mut self, q: &mut Queue) {
         for (g, gen) in self.list.iter_mut().enumerate() {
-            let first = match gen.spec.kind.as_str() {
-                "poisson" => gen.spec.start + gen.rng.exponential(1.0 / gen.spec.rate.unwrap_or(1.0)),
-                _ => gen.spec.start,
-            };
+            let first = gen.model.first(&gen.spec, &mut gen.rng);
             q.at(secs(first), TrafficEv::GenTick(g as u32));
         }
     }
 
-    /// Generator `g` wakes up at `now`: its steps (empty once it has stopped or created
-    /// `max_flows` flows). Give the buffer back with [`Generators::done_with`].
+    /// Generator `g` wakes up at `now`: the steps its model asks for (empty once it has
+    /// stopped or created `max_flows` flows). Give the buffer back with [`Generators::done_with`].
     pub fn wake(&mut self, now: Time, g: u32) -> Plan {
         let mut plan = std::mem::take(&mut self.plan);
         let gen = &mut self.list[g as usize];
-        if gen.spec.stop.is_some_and(|s| now >= secs(s)) || gen.spec.max_flows.is_some_and(|m| gen.created >= m) {
-            return plan;
+        let stopped = gen.spec.stop.is_some_and(|s| now >= secs(s));
+        if !stopped && gen.spec.max_flows.is_none_or(|m| gen.created < m) {
+            gen.model.on_wake(now, &gen.spec, &mut gen.rng, &mut plan);
         }
-        if gen.spec.kind == "poisson" {
-            let gap = gen.rng.exponential(1.0 / gen.spec.rate.unwrap_or(1.0));
-            plan.wake_at(now.saturating_add(secs(gap).max(1)));
-        }
-        if gen.spec.kind == "sessions" && gen.pages_left == 0 {
-            let pages = gen.spec.pages.as_ref().map_or(1.0, |d| d.sample(&mut gen.rng));
-            gen.pages_left = pages.round().max(1.0) as u64;
-        }
-        gen.pages_left = gen.pages_left.saturating_sub(1);
-        plan.open_drawn(&gen.spec, &mut gen.rng);
         plan
     }
 
@@ -150,14 +135,8 @@ impl Generators {
         t.segments_sent += d.segments_sent;
         t.retransmits += d.retransmits;
         t.timeouts += d.timeouts;
-        let wait = match gen.spec.kind.as_str() {
-            "closed" => Some(gen.spec.think.as_ref().map_or(0.0, |d| d.sample(&mut gen.rng))),
-            "sessions" if gen.pages_left > 0 => Some(gen.spec.reading.as_ref().map_or(0.0, |d| d.sample(&mut gen.rng))),
-            "sessions" => Some(gen.spec.session_gap.as_ref().map_or(0.0, |d| d.sample(&mut gen.rng))),
-            _ => None,
-        };
-        if let Some(wait) = wait {
-            q.at(now.saturating_add(secs(wait.max(0.0))), TrafficEv::GenTick(g));
+        if let Some(at) = gen.model.on_flow_done(now, &gen.spec, &mut gen.rng) {
+            q.at(at, TrafficEv::GenTick(g));
         }
         gen.spec.record == "summary"
     }
