@@ -171,11 +171,18 @@ impl Transport {
         }
     }
 
+    /// Flow `f`'s `k`-th scheduled switch (`switch` in its spec).
     fn switch(&mut self, now: Time, f: u32, k: u32, env: &mut Env) {
         let fl = &self.flows[f as usize];
-        let name = fl.spec.switch[k as usize].cc.clone();
+        let name = &fl.spec.switch[k as usize].cc;
         // Validated when the spec was parsed.
-        let algo = cc::create(&name, &fl.spec.cc_params).expect("validated algorithm");
+        let algo = cc::create(name, &fl.spec.cc_params).expect("validated algorithm");
+        self.switch_cc(now, f, algo, env);
+    }
+
+    /// Replace flow `f`'s congestion-control algorithm now (cwnd, ssthresh and the RTT
+    /// estimates carry over; the algorithm's timer restarts).
+    pub fn switch_cc(&mut self, now: Time, f: u32, algo: Box<dyn cc::CongestionControl>, env: &mut Env) {
         let mut out = std::mem::take(&mut self.scratch);
         self.flows[f as usize].sender.switch_cc(now, algo, &mut out);
         self.emit(now, f, &mut out, env);
