@@ -1,11 +1,15 @@
 //! Network: packets in a pool, link directions with a DropTail queue and Bernoulli loss,
-//! shared-medium LANs, and static shortest-path routing.
+//! shared-medium LANs, static shortest-path routing, and [`Network`], the component that
+//! moves packets hop by hop along their routes.
 mod lan;
 mod link;
+mod network;
 mod pool;
 mod routing;
+pub mod topology;
 
 pub use lan::{CsmaCd, Iface, Lan, LanEnqueue, Mac, TxEnd};
 pub use link::{link_rng, loss_pattern, Enqueue, LinkDir};
+pub use network::{Crossed, LanHop, NetEv, Network, Route};
 pub use pool::{Packet, PacketPool};
 pub use routing::{shortest_path, Interrupted, Router};

@@ -1,20 +1,25 @@
 //! TCP control block interdependence (TCBI; Savorić, Karl, Wolisz; RFC 2140): a per-host
-//! sharing service. The TCP backplane glue (`engine.rs`) consults it when a connection
-//! starts and informs it when a connection's srtt/rttvar change and when it closes; the
-//! congestion-control algorithms know nothing about it, so it works with all of them.
+//! sharing service. The transport consults it through the hooks of [`Share`] (`hooks.rs`)
+//! when a connection starts and informs it when a connection's srtt/rttvar change and when
+//! it closes; the congestion-control algorithms know nothing about it, so it works with all
+//! of them.
 //!
+//! - `hooks.rs`: the component the transport calls (TCBI, and the per-hop counts of active
+//!   connections for the fair-share estimators);
 //! - `controller.rs`: the MV and FS rules (pure functions);
 //! - `aggregate.rs`: the aggregated srtt / rttvar of a set;
 //! - `temporal.rs`: the cache of closed connections (our design);
 //! - `intervals.rs`: the parallel-connection intervals reported in the results.
 pub mod aggregate;
 pub mod controller;
+mod hooks;
 pub mod intervals;
 pub mod temporal;
 
 use crate::scenario::{format_ipv4, parse_ipv4, NodeSpec};
 use aggregate::Aggregate;
 pub use controller::{Controller, Initial, Rtt, Window};
+pub use hooks::{ConnShare, Share};
 use std::collections::HashMap;
 use temporal::{CacheEntry, Temporal};
 

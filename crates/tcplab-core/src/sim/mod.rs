@@ -1,9 +1,14 @@
-//! Event kernel: integer-nanosecond time, the event queue, and random streams.
+//! Event kernel: integer-nanosecond time, the event queue, random streams, the event type
+//! (one variant per component) and the loop.
 mod dist;
+mod event;
+mod kernel;
 mod queue;
 mod rng;
 
 pub use dist::Dist;
+pub use event::{Ev, Queue};
+pub use kernel::{Dispatch, Kernel, Reporter};
 pub use queue::EventQueue;
 pub use rng::Rng;
 

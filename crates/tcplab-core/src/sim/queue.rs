@@ -79,6 +79,13 @@ impl<E> EventQueue<E> {
         });
     }
 
+    /// Schedule a component's own event at `at`; it is wrapped into the queue's event type
+    /// (`Ev::Net(..)` for a `NetEv`, and so on).
+    #[inline]
+    pub fn at(&mut self, at: Time, ev: impl Into<E>) {
+        self.schedule(at, ev.into());
+    }
+
     /// Pop the next event if it is not later than `limit`.
     pub fn pop_until(&mut self, limit: Time) -> Option<(Time, E)> {
         if self.heap.peek()?.time > limit {

@@ -2,11 +2,19 @@
 //! recovery state machine, and a receiver with optional delayed ACKs. Both are pure state
 //! machines: they are driven by calls with the current time and emit [`Tx`] segments into
 //! an output buffer, so they can be tested step by step without a network.
+//!
+//! [`Transport`] (`transport.rs`) is the component around them: the flow table
+//! (`flow.rs`), connection start and stop, timers, and the conversion of segments into
+//! packets.
+mod flow;
 mod receiver;
 mod sender;
+mod transport;
 
+pub use flow::{Flow, FlowTable};
 pub use receiver::Receiver;
 pub use sender::{ConnState, FlowEvent, Preset, Sender, SenderConfig, SenderStats};
+pub use transport::{Env, TcpEv, Transport};
 
 use crate::sim::Time;
 

@@ -1,35 +1,153 @@
-//! Applications that are not TCP's own: the constant-bit-rate UDP source.
-use crate::scenario::RateStep;
-use crate::sim::{secs, Time};
+//! Applications: where traffic comes from.
+//!
+//! - `cbr.rs`: constant-bit-rate UDP sources whose rate follows a step schedule (flows
+//!   with `transport = "udp"`);
+//! - `generator.rs`: flow generators, which open sized TCP transfers over time; *when* and
+//!   *how large* is a traffic [`Model`], one file each (`poisson.rs`, `closed.rs`,
+//!   `sessions.rs`), found by the generator's `kind` in [`MODELS`].
+//!
+//! Adding a traffic model: one new file implementing [`Model`], and one line in [`MODELS`]
+//! (plus the spec's fields and validation in `scenario/`). The transfers of the spec's
+//! `[[flows]]` are opened when the world is built (`engine/build.rs`).
+mod cbr;
+mod closed;
+mod generator;
+mod poisson;
+mod sessions;
 
-/// A non-adaptive UDP source sending fixed-size packets at a rate that follows a step
-/// schedule (rate 0 pauses it).
-#[derive(Debug, Clone)]
-pub struct CbrSource {
-    pub packet: u32,
-    /// (absolute time, rate in bit/s)
-    pub schedule: Vec<(Time, f64)>,
-    pub rate: f64,
-    pub next_seq: u64,
-    /// Generation of the pending send event; bumped at every rate change.
-    pub gen: u32,
-    pub received: u64,
+pub use cbr::{Cbr, CbrSource};
+pub use generator::{FlowDone, Generator, GeneratorTotals, Generators};
+
+use crate::scenario::GeneratorSpec;
+use crate::sim::{Rng, Time};
+
+/// The applications' own events.
+#[derive(Debug, Clone, Copy)]
+pub enum TrafficEv {
+    /// A UDP source sends its next packet (flow, generation).
+    CbrSend(u32, u32),
+    /// A UDP source moves to the `.1`-th step of its rate schedule.
+    CbrRate(u32, u32),
+    /// A UDP source stops for good.
+    CbrStop(u32),
+    /// A flow generator wakes up (to open its next flow).
+    GenTick(u32),
 }
 
-impl CbrSource {
-    pub fn new(packet: u32, steps: &[RateStep], start: f64) -> CbrSource {
-        CbrSource {
-            packet,
-            schedule: steps.iter().map(|s| (secs(start + s.at), s.rate)).collect(),
-            rate: 0.0,
-            next_seq: 0,
-            gen: 0,
-            received: 0,
-        }
+/// All applications.
+pub struct Traffic {
+    pub cbr: Cbr,
+    pub generators: Generators,
+}
+
+/// A traffic model: decides when a generator opens flows and how large they are. The
+/// generator (`generator.rs`) does the rest: it checks `stop` and `max_flows`, names and
+/// opens the flows, schedules the wake-ups and adds up what its completed flows did.
+/// Models draw only from the generator's own random stream.
+pub trait Model: Send {
+    /// The first wake-up (absolute time in seconds).
+    fn first(&mut self, g: &GeneratorSpec, _rng: &mut Rng) -> f64 {
+        g.start
     }
 
-    /// Gap between packets at the current rate, or None when paused.
-    pub fn interval(&self) -> Option<Time> {
-        (self.rate > 0.0).then(|| ((self.packet as f64 * 8.0) * 1e9 / self.rate).round().max(1.0) as Time)
+    /// The generator wakes up at `now`: open flows and/or ask for the next wake-up through
+    /// `plan` (the steps are carried out in order).
+    fn on_wake(&mut self, now: Time, g: &GeneratorSpec, rng: &mut Rng, plan: &mut Plan);
+
+    /// One of the generator's flows completed at `now`: the next wake-up, if this model
+    /// waits for completions (closed loop). A flow a completion should open right away is
+    /// opened by a wake-up at `now`.
+    fn on_flow_done(&mut self, _now: Time, _g: &GeneratorSpec, _rng: &mut Rng) -> Option<Time> {
+        None
+    }
+}
+
+/// What a model asks for when it wakes up.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Step {
+    /// Wake up again at this time.
+    WakeAt(Time),
+    /// Open a transfer of this many segments now.
+    Open(u64),
+}
+
+/// The steps of one wake-up, in order.
+#[derive(Debug, Default)]
+pub struct Plan {
+    pub steps: Vec<Step>,
+}
+
+impl Plan {
+    pub fn wake_at(&mut self, t: Time) {
+        self.steps.push(Step::WakeAt(t));
+    }
+
+    pub fn open(&mut self, segments: u64) {
+        self.steps.push(Step::Open(segments));
+    }
+
+    /// Open a transfer whose size is drawn from the generator's `size` distribution (in its
+    /// `size_unit`, rounded up to whole segments, at least one).
+    pub fn open_drawn(&mut self, g: &GeneratorSpec, rng: &mut Rng) {
+        let drawn = g.size.sample(rng);
+        let segments = if g.size_unit == "bytes" {
+            drawn / g.tcp.mss as f64
+        } else {
+            drawn
+        };
+        self.open(segments.ceil().max(1.0) as u64);
+    }
+}
+
+pub type ModelConstructor = fn(&GeneratorSpec) -> Box<dyn Model>;
+
+/// Generator kinds → their traffic models.
+pub const MODELS: &[(&str, ModelConstructor)] = &[
+    ("poisson", poisson::Poisson::create),
+    ("closed", closed::Closed::create),
+    ("sessions", sessions::Sessions::create),
+];
+
+/// The traffic model of a generator kind.
+pub fn model(g: &GeneratorSpec) -> Option<Box<dyn Model>> {
+    MODELS.iter().find(|(k, _)| *k == g.kind).map(|(_, create)| create(g))
+}
+
+/// The generator kinds with a model.
+pub fn kinds() -> Vec<&'static str> {
+    MODELS.iter().map(|(k, _)| *k).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_generator_kind_the_spec_allows_has_a_model_and_no_other() {
+        let spec = |kind: &str| {
+            let mut v = serde_json::json!({"sim": {"duration": 1},
+                "nodes": [{"name": "a"}, {"name": "b"}],
+                "links": [{"a": "a", "b": "b", "rate": "10Mbps", "delay": "10ms"}],
+                "generators": [{"kind": kind, "src": "a", "dst": "b",
+                                "size": {"dist": "constant", "value": 10}}]});
+            let one = serde_json::json!({"dist": "constant", "value": 1});
+            match kind {
+                "poisson" => v["generators"][0]["rate"] = 1.into(),
+                "sessions" => {
+                    for field in ["session_gap", "pages", "reading"] {
+                        v["generators"][0][field] = one.clone();
+                    }
+                }
+                _ => {}
+            }
+            v.to_string()
+        };
+        let e = crate::scenario::parse(&spec("no-such-kind")).unwrap_err().0;
+        let allowed: Vec<&str> = e.rsplit("allowed: ").next().unwrap().split(", ").collect();
+        assert_eq!(allowed, kinds(), "{e}");
+        for kind in kinds() {
+            let s = crate::scenario::parse(&spec(kind)).unwrap();
+            assert!(model(&s.generators[0]).is_some(), "{kind}");
+        }
     }
 }

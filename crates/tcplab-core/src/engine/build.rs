@@ -1,0 +1,121 @@
+//! Building a world from a normalised spec: the network, the routes, the flows and
+//! generators, the observers, and the first events, component by component.
+use super::{Components, World};
+use crate::api::Error;
+use crate::net::{topology, Route, Router};
+use crate::observe::{Capture, Observer};
+use crate::scenario::Spec;
+use crate::share::Share;
+use crate::sim::{secs, Kernel, Reporter, NEVER};
+use crate::tcp::{TcpEv, Transport};
+use crate::traffic::{Cbr, Generators, Traffic};
+use std::collections::HashMap;
+
+fn interrupted() -> Error {
+    Error::Simulation("interrupted during the set-up".into())
+}
+
+impl World {
+    pub(super) fn build(spec: Spec, seed: u64, reporter: &mut Reporter) -> Result<World, Error> {
+        let node_index: HashMap<&str, u32> = spec
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.name.as_str(), i as u32))
+            .collect();
+        let (mut net, graph) = topology::build(&spec, seed, &node_index);
+        let end_secs = spec.sim.duration;
+        let mut tick = || reporter.tick(0.0, end_secs, 0);
+        let mut routes = routes(&spec, &node_index, &graph, &mut tick)?.into_iter();
+        let mut route = |what: &str| -> Result<Route, Error> {
+            let (fwd, rev) = (routes.next().flatten(), routes.next().flatten());
+            let fwd = fwd.ok_or_else(|| Error::Scenario(format!("{what}: no route")))?;
+            let rev = rev.ok_or_else(|| Error::Scenario(format!("{what}: no route back")))?;
+            if fwd.len() > u16::MAX as usize || rev.len() > u16::MAX as usize {
+                return Err(Error::Scenario(format!("{what}: path too long")));
+            }
+            Ok(Route { fwd, rev })
+        };
+        let mut share = Share::new(&spec.nodes, net.hops());
+        let mut tcp = Transport::new(spec.flows.len(), seed);
+        for (i, f) in spec.flows.iter().enumerate() {
+            let r = net.add_route(route(&format!("flows[{i}]"))?);
+            tcp.open(f.clone(), r, None, &mut net, &mut share)
+                .map_err(Error::Scenario)?;
+            if i % 4096 == 4095 && !tick() {
+                return Err(interrupted());
+            }
+        }
+        let mut generators = Generators::new();
+        for (i, g) in spec.generators.iter().enumerate() {
+            let r = net.add_route(route(&format!("generators[{i}]"))?);
+            generators
+                .add(g.clone(), r, seed)
+                .ok_or_else(|| Error::Scenario(format!("generators[{i}]: no traffic model of kind {}", g.kind)))?;
+        }
+        let capture = Capture::new(&spec, &node_index, &net);
+        let obs = Observer::new(capture, spec.sim.sample_interval);
+        let traffic = Traffic {
+            cbr: Cbr::new(&spec.flows),
+            generators,
+        };
+        // An event at NEVER stays beyond the end even when the duration is not representable.
+        let k = Kernel::new(secs(spec.sim.duration).min(NEVER - 1));
+        let c = Components {
+            net,
+            tcp,
+            traffic,
+            share,
+            obs,
+        };
+        let mut w = World { spec, seed, k, c };
+        w.schedule_first_events();
+        Ok(w)
+    }
+
+    /// Generators' first wake-ups; every flow's start, stop and algorithm switches (a UDP
+    /// source's rate steps and stop); the first sample.
+    fn schedule_first_events(&mut self) {
+        let (k, c) = (&mut self.k, &mut self.c);
+        c.traffic.generators.schedule_first(&mut k.q);
+        for (i, f) in c.tcp.flows.iter() {
+            if f.udp {
+                c.traffic.cbr.schedule_flow(i, f.spec.stop, &mut k.q);
+                continue;
+            }
+            let i = i as u32;
+            k.q.at(secs(f.spec.start), TcpEv::Start(i));
+            if let Some(s) = f.spec.stop {
+                k.q.at(secs(s), TcpEv::Stop(i));
+            }
+            for (n, s) in f.spec.switch.iter().enumerate() {
+                k.q.at(secs(s.at), TcpEv::Switch(i, n as u32));
+            }
+        }
+        c.obs.schedule_first(k);
+    }
+}
+
+/// Both directions of every flow's and generator's path, found together: forward and
+/// back for each, in spec order.
+fn routes(
+    spec: &Spec,
+    node_index: &HashMap<&str, u32>,
+    graph: &topology::Graph,
+    tick: &mut dyn FnMut() -> bool,
+) -> Result<Vec<Option<Vec<u32>>>, Error> {
+    let ends = spec
+        .flows
+        .iter()
+        .map(|f| (f.src.as_str(), f.dst.as_str()))
+        .chain(spec.generators.iter().map(|g| (g.src.as_str(), g.dst.as_str())));
+    let mut pairs = Vec::new();
+    for (a, b) in ends {
+        let (src, dst) = (node_index[a], node_index[b]);
+        pairs.push((src, dst));
+        pairs.push((dst, src));
+    }
+    Router::new(&graph.adj, &graph.cost)
+        .routes(&pairs, tick)
+        .map_err(|_| interrupted())
+}

@@ -1,0 +1,97 @@
+//! The components of a world and the dispatcher that hands each event to the component
+//! that scheduled it. This is the only place that knows every component; what happens
+//! where one component's work continues in another (a packet delivered to its endpoint, a
+//! generator's new flow) is written out here.
+use crate::net::{NetEv, Network};
+use crate::observe::Observer;
+use crate::share::Share;
+use crate::sim::{Dispatch, Ev, Kernel, Time};
+use crate::tcp::{Env, Kind, Transport};
+use crate::traffic::{Step, Traffic, TrafficEv};
+
+pub struct Components {
+    pub net: Network,
+    pub tcp: Transport,
+    pub traffic: Traffic,
+    pub share: Share,
+    pub obs: Observer,
+}
+
+/// The transport's view of the other components (disjoint borrows of `Components` fields
+/// and the kernel's queue).
+macro_rules! env {
+    ($c:ident, $k:ident) => {
+        Env {
+            q: &mut $k.q,
+            net: &mut $c.net,
+            share: &mut $c.share,
+            apps: &mut $c.traffic.generators,
+        }
+    };
+}
+
+impl Dispatch for Components {
+    #[inline]
+    fn dispatch(&mut self, k: &mut Kernel, now: Time, ev: Ev) {
+        match ev {
+            Ev::Net(e) => self.on_net(k, now, e),
+            Ev::Tcp(e) => self.tcp.handle(now, e, &mut env!(self, k)),
+            Ev::Traffic(e) => self.on_traffic(k, now, e),
+            Ev::Observe(e) => self.obs.handle(now, e, k, &self.tcp.flows, &mut self.net.links),
+        }
+        if self.tcp.retiring() {
+            self.tcp.retire_quiet_flows(&self.net, &mut self.traffic.generators);
+        }
+    }
+}
+
+impl Components {
+    /// A packet crossed a hop: a capture on that hop records it; at the end of its path its
+    /// endpoint gets it (a datagram its application, a segment the transport).
+    #[inline]
+    fn on_net(&mut self, k: &mut Kernel, now: Time, e: NetEv) {
+        let Some(c) = self.net.handle(now, e, &mut k.q) else {
+            return;
+        };
+        if let Some(file) = self.obs.capture.tap(c.hop) {
+            let f = c.packet.flow;
+            let (ends, mss) = (self.net.route_ends(f), self.tcp.flows[f as usize].spec.tcp.mss);
+            if let Err(why) = self.obs.capture.record(file, now, &c.packet, ends, mss) {
+                k.fail(now, &why);
+            }
+        }
+        if !c.delivered {
+            return;
+        }
+        match c.packet.kind {
+            Kind::Datagram => self.traffic.cbr.received(c.packet.flow),
+            _ => self.tcp.deliver(now, c.packet, &mut env!(self, k)),
+        }
+    }
+
+    fn on_traffic(&mut self, k: &mut Kernel, now: Time, e: TrafficEv) {
+        match e {
+            TrafficEv::GenTick(g) => self.generator_wake(k, now, g),
+            e => self.traffic.cbr.handle(now, e, &mut self.net, &mut k.q),
+        }
+    }
+
+    /// Generator `g` wakes up: carry out the steps its model asks for, in order.
+    fn generator_wake(&mut self, k: &mut Kernel, now: Time, g: u32) {
+        let plan = self.traffic.generators.wake(now, g);
+        for &step in &plan.steps {
+            match step {
+                Step::WakeAt(t) => k.q.at(t, TrafficEv::GenTick(g)),
+                Step::Open(size) => {
+                    let (spec, route) = self.traffic.generators.next_flow(now, g, size);
+                    let f = self
+                        .tcp
+                        .open(spec, route, Some(g), &mut self.net, &mut self.share)
+                        .expect("generator spec validated");
+                    self.tcp.start(now, f, &mut env!(self, k));
+                }
+            }
+        }
+        self.traffic.generators.done_with(plan);
+    }
+}

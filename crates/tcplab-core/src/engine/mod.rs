@@ -1,0 +1,184 @@
+//! The world: the components built from a normalised spec (`build.rs`) and wired together
+//! (`dispatch.rs`), run by the kernel's loop, and asked for their results.
+//!
+//! Data flows one way: spec → validated, normalised spec (`scenario/`) → components
+//! (`net/`, `tcp/`, `traffic/`, `share/`, `observe/`) → the event loop (`sim/`) →
+//! observations → tables (`observe/`).
+mod build;
+mod dispatch;
+
+use crate::api::{Error, Table};
+use crate::observe;
+use crate::scenario::Spec;
+use crate::sim::{Kernel, Reporter};
+pub use dispatch::Components;
+
+pub struct World {
+    spec: Spec,
+    seed: u64,
+    k: Kernel,
+    c: Components,
+}
+
+impl World {
+    /// Build the world; the spec must be a validated [`Spec`].
+    pub fn new(spec: Spec, seed: u64) -> Result<World, String> {
+        World::new_observed(spec, seed, None).map_err(|e| match e {
+            Error::Scenario(m) | Error::Simulation(m) => m,
+        })
+    }
+
+    /// Build the world, calling `progress` (as `run_observed` does, at simulated time 0)
+    /// about once per wall-clock second; when it returns false the set-up stops with a
+    /// `Simulation` error (an interrupt). A spec the world cannot be built from (no route,
+    /// an algorithm's parameters) is a `Scenario` error.
+    pub fn new_observed(
+        spec: Spec,
+        seed: u64,
+        progress: Option<&mut dyn FnMut(f64, f64, u64) -> bool>,
+    ) -> Result<World, Error> {
+        World::build(spec, seed, &mut Reporter::new(progress))
+    }
+
+    /// Run to the end of the simulation.
+    pub fn run(&mut self) {
+        self.run_observed(None, None).expect("no limit, no observer");
+    }
+
+    /// Run to the end, giving up when `wall_limit` (seconds of wall-clock time) is exceeded.
+    pub fn run_with_limit(&mut self, wall_limit: f64) -> Result<(), String> {
+        self.run_observed(Some(wall_limit), None)
+    }
+
+    /// Run to the end. `progress(simulated now, simulated end, events)` is called about once
+    /// per wall-clock second; it returns false to stop the run (an interrupt). The run also
+    /// stops once `wall_limit` seconds of wall-clock time have passed.
+    pub fn run_observed(
+        &mut self,
+        wall_limit: Option<f64>,
+        progress: Option<&mut dyn FnMut(f64, f64, u64) -> bool>,
+    ) -> Result<(), String> {
+        self.k.run(&mut self.c, wall_limit, progress)
+    }
+
+    pub fn events(&self) -> u64 {
+        self.k.q.processed()
+    }
+
+    /// Check the conservation invariants; returns a description of the first violation.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let c = &self.c;
+        let mut in_links = 0;
+        for (i, l) in c.net.links.iter().enumerate() {
+            if l.arrivals != l.delivered + l.drops_queue + l.drops_loss + l.in_system {
+                return Err(format!("link direction {i}: arrivals != delivered + drops + in system"));
+            }
+            in_links += l.in_system;
+        }
+        for (k, lan) in c.net.lans.iter().enumerate() {
+            for (i, f) in lan.ifaces.iter().enumerate() {
+                if f.arrivals != f.departures + f.drops_queue + f.drops_loss + f.in_system {
+                    return Err(format!(
+                        "LAN {} interface {i}: arrivals != departures + drops + in system",
+                        self.spec.lans[k].name
+                    ));
+                }
+                in_links += f.in_system;
+            }
+        }
+        let live = c.net.pool.live() as u64;
+        if in_links + c.tcp.injecting != live {
+            return Err(format!(
+                "{in_links} packets in links and {} at senders but {live} live in the pool",
+                c.tcp.injecting
+            ));
+        }
+        for (i, f) in c.tcp.flows.iter() {
+            if let Some(u) = c.traffic.cbr.get(i).filter(|_| f.udp) {
+                if u.received > u.next_seq {
+                    return Err(format!("flow {i}: UDP received more than sent"));
+                }
+                continue;
+            }
+            if f.sender.snd_una > f.receiver.delivered() {
+                return Err(format!("flow {i}: acknowledged more than delivered"));
+            }
+            if f.receiver.delivered() > f.sender.snd_max {
+                return Err(format!("flow {i}: delivered more than sent"));
+            }
+        }
+        Ok(())
+    }
+
+    /// One row per generator: the flows it created and what its completed flows add up to.
+    pub fn output_generators(&self) -> Table {
+        observe::generators_table(&self.c.traffic.generators)
+    }
+
+    /// Collect the result tables: flows, links, flow_ts, link_ts, events (the time series
+    /// are moved out of the world, not copied).
+    pub fn output(&mut self) -> (Table, Table, Table, Table, Table) {
+        let c = &mut self.c;
+        let flows = observe::flows_table(&c.tcp.flows, &c.traffic, &c.share.tcbi, self.spec.sim.duration);
+        let links = observe::links_table(&c.net, &self.spec, self.k.end);
+        let (fts, lts) = c.obs.series.take_tables();
+        (flows, links, fts, lts, observe::events_table(&c.tcp.flows))
+    }
+
+    /// The per-interface LAN counters and the parallel-connection intervals (open
+    /// intervals are closed at the end of the run).
+    pub fn output_sharing(&self) -> (Table, Table) {
+        let c = &self.c;
+        let lans = observe::lans_table(&c.net, &self.spec);
+        let intervals = observe::intervals_table(&c.share.tcbi, &c.tcp.flows, &self.spec, self.k.end);
+        (lans, intervals)
+    }
+
+    /// The captured pcap files: (name "a-b", bytes), moved out of the world.
+    pub fn pcaps(&mut self) -> Vec<(String, Vec<u8>)> {
+        self.c.obs.capture.take()
+    }
+
+    pub fn packets_forwarded(&self) -> u64 {
+        self.c.net.packets_forwarded()
+    }
+
+    pub fn spec(&self) -> &Spec {
+        &self.spec
+    }
+
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_interrupt_during_the_set_up_stops_it_with_a_simulation_error() {
+        let json = r#"{"sim": {"duration": 1},
+            "dumbbell": {"pairs": 10, "bottleneck": {"rate": "10Mbps", "delay": "10ms"},
+                         "access": {"rate": "100Mbps", "delay": "1ms"}},
+            "flows": [{"src": "s{i}", "dst": "d{i}", "count": 10}]}"#;
+        let spec = crate::scenario::parse(json).unwrap();
+        let mut calls = 0;
+        let mut stop = |_: f64, _: f64, _: u64| {
+            calls += 1;
+            false
+        };
+        let mut reporter = Reporter::new(Some(&mut stop));
+        reporter.interval = 0.0; // report at every opportunity
+        let r = World::build(spec.clone(), 1, &mut reporter);
+        assert_eq!(r.err(), Some(Error::Simulation("interrupted during the set-up".into())));
+        assert_eq!(calls, 1, "stopped at the first report");
+        let mut go_on = |now: f64, end: f64, events: u64| {
+            assert_eq!((now, end, events), (0.0, 1.0, 0));
+            true
+        };
+        let mut reporter = Reporter::new(Some(&mut go_on));
+        reporter.interval = 0.0;
+        assert!(World::build(spec, 1, &mut reporter).is_ok());
+    }
+}

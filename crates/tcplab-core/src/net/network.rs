@@ -1,0 +1,275 @@
+//! The network as one component: the packet pool, the link directions and LANs (the hops),
+//! the routes, and the packets each flow has in the network. It moves packets hop by hop
+//! and hands a packet that reached the end of its path back to the caller; it knows nothing
+//! of what the packets carry.
+//!
+//! Link behaviour over time (rate, delay or outage schedules) belongs here: a hop's state
+//! is only read and changed through this file and `link.rs` / `lan.rs`, and a schedule
+//! would be one more `NetEv` handled in [`Network::handle`].
+use super::{Enqueue, Lan, LanEnqueue, LinkDir, Packet, PacketPool};
+use crate::sim::{Queue, Time};
+
+/// The network's own events.
+#[derive(Debug, Clone, Copy)]
+pub enum NetEv {
+    /// A packet reaches the far end of the hop it is crossing.
+    Arrive(u32),
+    /// The frame on LAN `.0`'s channel finished its transmission.
+    LanTxEnd(u32),
+    /// A CSMA/CD LAN's wake-up (LAN, generation; see `Lan::csma_schedule`).
+    LanMac(u32, u32),
+}
+
+/// One hop across a LAN: from member interface `iface` to node `to`. Hop ids after the
+/// link directions' ids refer to these.
+#[derive(Debug, Clone, Copy)]
+pub struct LanHop {
+    pub lan: u32,
+    pub iface: u32,
+    pub from: u32,
+    pub to: u32,
+}
+
+/// Both directions of a path between two nodes, as hop ids.
+#[derive(Debug, Clone, Default)]
+pub struct Route {
+    pub fwd: Vec<u32>,
+    pub rev: Vec<u32>,
+}
+
+/// A flow's place in the network: its route, and its packets allocated and not yet freed.
+#[derive(Debug, Clone, Copy)]
+struct Attachment {
+    route: u32,
+    in_flight: u32,
+}
+
+/// A packet that crossed a hop (`hop`); `delivered`: that was the last hop of its path,
+/// and the packet is freed (`packet` is its copy).
+#[derive(Debug, Clone, Copy)]
+pub struct Crossed {
+    pub hop: u32,
+    pub packet: Packet,
+    pub delivered: bool,
+}
+
+pub struct Network {
+    pub pool: PacketPool,
+    pub links: Vec<LinkDir>,
+    pub lans: Vec<Lan>,
+    /// Hop id `links.len() + k` is `lan_hops[k]`.
+    pub lan_hops: Vec<LanHop>,
+    routes: Vec<Route>,
+    /// Per flow id.
+    attached: Vec<Attachment>,
+}
+
+impl Network {
+    pub fn new(links: Vec<LinkDir>, lans: Vec<Lan>, lan_hops: Vec<LanHop>) -> Network {
+        Network {
+            pool: PacketPool::default(),
+            links,
+            lans,
+            lan_hops,
+            routes: Vec::new(),
+            attached: Vec::new(),
+        }
+    }
+
+    /// Link directions and LAN hops.
+    pub fn hops(&self) -> usize {
+        self.links.len() + self.lan_hops.len()
+    }
+
+    /// The nodes at the two ends of a hop (link direction or LAN hop).
+    pub fn hop_ends(&self, hop: u32) -> (u32, u32) {
+        match self.links.get(hop as usize) {
+            Some(l) => (l.from, l.to),
+            None => {
+                let h = self.lan_hops[hop as usize - self.links.len()];
+                (h.from, h.to)
+            }
+        }
+    }
+
+    /// The rate of a hop (bit/s).
+    pub fn hop_rate(&self, hop: u32) -> f64 {
+        match self.links.get(hop as usize) {
+            Some(link) => link.rate,
+            None => self.lans[self.lan_hops[hop as usize - self.links.len()].lan as usize].rate,
+        }
+    }
+
+    /// The hop from node `a` to node `b`: a link direction, or else the frames member `a`
+    /// sends to member `b` on a shared LAN.
+    pub fn find_hop(&self, a: u32, b: u32) -> Option<u32> {
+        let hop = self.links.iter().position(|l| l.from == a && l.to == b).or_else(|| {
+            self.lan_hops
+                .iter()
+                .position(|h| h.from == a && h.to == b)
+                .map(|h| self.links.len() + h)
+        });
+        hop.map(|h| h as u32)
+    }
+
+    pub fn add_route(&mut self, route: Route) -> u32 {
+        self.routes.push(route);
+        (self.routes.len() - 1) as u32
+    }
+
+    /// Flow `f` (the next flow id) sends along route `route`.
+    pub fn attach(&mut self, f: u32, route: u32) {
+        debug_assert_eq!(f as usize, self.attached.len(), "flows attach in id order");
+        self.attached.push(Attachment { route, in_flight: 0 });
+    }
+
+    /// The route of flow `f`.
+    pub fn route(&self, f: u32) -> &Route {
+        &self.routes[self.attached[f as usize].route as usize]
+    }
+
+    /// The nodes flow `f` sends from and to.
+    pub fn route_ends(&self, f: u32) -> (u32, u32) {
+        let fwd = &self.route(f).fwd;
+        (self.hop_ends(fwd[0]).0, self.hop_ends(*fwd.last().unwrap()).1)
+    }
+
+    /// Packets of flow `f` in the network (allocated, not yet freed).
+    pub fn in_flight(&self, f: u32) -> u32 {
+        self.attached[f as usize].in_flight
+    }
+
+    /// Put a new packet into the pool (it counts as its flow's from now on); it leaves on
+    /// its first hop with [`Network::depart`].
+    #[inline]
+    pub fn alloc(&mut self, p: Packet) -> u32 {
+        self.attached[p.flow as usize].in_flight += 1;
+        self.pool.alloc(p)
+    }
+
+    /// Offer packet `p` to the first hop of its path.
+    #[inline]
+    pub fn depart(&mut self, now: Time, p: u32, q: &mut Queue) {
+        let pkt = self.pool.get(p);
+        let route = self.route(pkt.flow);
+        let first = if pkt.kind.forward() { route.fwd[0] } else { route.rev[0] };
+        self.offer(now, first, p, q);
+    }
+
+    /// A packet leaves its sender now.
+    #[inline]
+    pub fn send(&mut self, now: Time, p: Packet, q: &mut Queue) {
+        let p = self.alloc(p);
+        self.depart(now, p, q);
+    }
+
+    /// Free a packet, and count it out of its flow.
+    fn release(&mut self, p: u32) {
+        let f = self.pool.get(p).flow;
+        self.pool.free(p);
+        self.attached[f as usize].in_flight -= 1;
+    }
+
+    fn offer(&mut self, now: Time, hop: u32, p: u32, q: &mut Queue) {
+        let size = self.pool.get(p).size;
+        if let Some(l) = self.links.get_mut(hop as usize) {
+            match l.enqueue(now, size) {
+                Enqueue::Arrives(at) => q.at(at, NetEv::Arrive(p)),
+                Enqueue::QueueDrop | Enqueue::Lost => self.release(p),
+            }
+            return;
+        }
+        let h = self.lan_hops[hop as usize - self.links.len()];
+        match self.lans[h.lan as usize].enqueue(now, h.iface, p, size) {
+            LanEnqueue::Transmitting(end) => q.at(end, NetEv::LanTxEnd(h.lan)),
+            LanEnqueue::Queued => {}
+            LanEnqueue::QueueDrop => self.release(p),
+        }
+        if let Some((t, g)) = self.lans[h.lan as usize].csma_schedule() {
+            q.at(t, NetEv::LanMac(h.lan, g));
+        }
+    }
+
+    /// Handle a network event; a packet that crossed a hop is returned for the taps and,
+    /// once delivered, for its endpoint.
+    #[inline]
+    pub fn handle(&mut self, now: Time, ev: NetEv, q: &mut Queue) -> Option<Crossed> {
+        match ev {
+            NetEv::Arrive(p) => return Some(self.arrive(now, p, q)),
+            NetEv::LanTxEnd(l) => {
+                let r = self.lans[l as usize].tx_end(now);
+                match r.arrives {
+                    Some(at) => q.at(at, NetEv::Arrive(r.packet)),
+                    None => self.release(r.packet),
+                }
+                if let Some(end) = r.next_end {
+                    q.at(end, NetEv::LanTxEnd(l));
+                }
+            }
+            NetEv::LanMac(l, gen) => self.lan_wake(now, l, gen, q),
+        }
+        None
+    }
+
+    fn lan_wake(&mut self, now: Time, l: u32, gen: u32, q: &mut Queue) {
+        let mut out = Vec::new();
+        let lan = &mut self.lans[l as usize];
+        if !lan.csma_wake(now, gen, &mut out) {
+            return;
+        }
+        if let Some((t, g)) = lan.csma_schedule() {
+            q.at(t, NetEv::LanMac(l, g));
+        }
+        for r in out {
+            match r.arrives {
+                Some(at) => q.at(at, NetEv::Arrive(r.packet)),
+                None => self.release(r.packet),
+            }
+        }
+    }
+
+    /// Packet `p` reaches the far end of its hop: on to the next hop, or delivered.
+    #[inline]
+    fn arrive(&mut self, now: Time, p: u32, q: &mut Queue) -> Crossed {
+        let pkt = *self.pool.get(p);
+        let route = self.route(pkt.flow);
+        let path = if pkt.kind.forward() { &route.fwd } else { &route.rev };
+        let hop = path[pkt.hop as usize];
+        let next_hop = pkt.hop as usize + 1;
+        let next = path.get(next_hop).copied();
+        match self.links.get_mut(hop as usize) {
+            Some(l) => l.on_delivered(),
+            None => {
+                let h = self.lan_hops[hop as usize - self.links.len()];
+                self.lans[h.lan as usize].on_delivered(h.iface);
+            }
+        }
+        let delivered = match next {
+            Some(next) => {
+                self.pool.get_mut(p).hop = next_hop as u16;
+                self.offer(now, next, p, q);
+                false
+            }
+            None => {
+                self.release(p);
+                true
+            }
+        };
+        Crossed {
+            hop,
+            packet: pkt,
+            delivered,
+        }
+    }
+
+    /// Packets that reached the far end of a link direction or left a LAN interface.
+    pub fn packets_forwarded(&self) -> u64 {
+        self.links.iter().map(|l| l.delivered).sum::<u64>()
+            + self
+                .lans
+                .iter()
+                .flat_map(|l| l.ifaces.iter())
+                .map(|f| f.departures)
+                .sum::<u64>()
+    }
+}

@@ -1,0 +1,67 @@
+//! Packet capture: the hops the spec's `[[pcap]]` entries name, and a pcap file each.
+use super::pcap::{CapturedPacket, PcapWriter};
+use crate::net::{Network, Packet};
+use crate::scenario::Spec;
+use crate::sim::Time;
+use std::collections::HashMap;
+
+pub struct Capture {
+    /// Per hop: index into `files` if captured.
+    by_hop: Vec<Option<u32>>,
+    files: Vec<(String, PcapWriter)>,
+}
+
+impl Capture {
+    pub fn new(spec: &Spec, node_index: &HashMap<&str, u32>, net: &Network) -> Capture {
+        let mut by_hop = vec![None; net.hops()];
+        let mut files = Vec::new();
+        for c in &spec.pcap {
+            let (a, b) = (node_index[c.a.as_str()], node_index[c.b.as_str()]);
+            if let Some(h) = net.find_hop(a, b) {
+                by_hop[h as usize] = Some(files.len() as u32);
+                files.push((format!("{}-{}", c.a, c.b), PcapWriter::new()));
+            }
+        }
+        Capture { by_hop, files }
+    }
+
+    /// The capture file of a hop, if it is captured.
+    #[inline]
+    pub fn tap(&self, hop: u32) -> Option<u32> {
+        self.by_hop[hop as usize]
+    }
+
+    /// Record `pkt` of a flow from node `ends.0` to node `ends.1` with segments of `mss`
+    /// bytes into capture `c`; an error says why it could not.
+    pub fn record(&mut self, c: u32, now: Time, pkt: &Packet, ends: (u32, u32), mss: u32) -> Result<(), String> {
+        let (src, dst) = ends;
+        let (sport, dport) = (1024 + (pkt.flow % 60000) as u16, 5001);
+        let fwd = pkt.kind.forward();
+        let recorded = self.files[c as usize].1.record(&CapturedPacket {
+            time: now,
+            src_node: if fwd { src } else { dst },
+            dst_node: if fwd { dst } else { src },
+            src_port: if fwd { sport } else { dport },
+            dst_port: if fwd { dport } else { sport },
+            kind: pkt.kind,
+            seq: pkt.seq,
+            mss,
+            wire_bytes: pkt.size,
+        });
+        if recorded {
+            return Ok(());
+        }
+        Err(format!(
+            "out of memory for the packet capture {}; capture a shorter run or fewer links",
+            self.files[c as usize].0
+        ))
+    }
+
+    /// The captured pcap files: (name "a-b", bytes), moved out.
+    pub fn take(&mut self) -> Vec<(String, Vec<u8>)> {
+        self.files
+            .iter_mut()
+            .map(|(n, w)| (n.clone(), std::mem::take(&mut w.buf)))
+            .collect()
+    }
+}

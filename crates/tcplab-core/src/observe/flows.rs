@@ -1,0 +1,154 @@
+//! The `flows` table (one row per flow, except those of summary generators) and the
+//! `events` table (what the senders and their algorithms noted, time-stamped).
+use super::table::{Col, TableBuilder};
+use crate::api::Table;
+use crate::share::Sharing;
+use crate::sim::to_secs;
+use crate::tcp::{Flow, FlowTable};
+use crate::traffic::Traffic;
+
+const FLOW_COLUMNS: &[(&str, Col)] = &[
+    ("flow", Col::U),
+    ("name", Col::S),
+    ("src", Col::S),
+    ("dst", Col::S),
+    ("transport", Col::S),
+    ("generator", Col::S),
+    ("cc", Col::S),
+    ("cc_final", Col::S),
+    ("start", Col::F),
+    ("stop", Col::F),
+    ("size", Col::F),
+    ("segments_sent", Col::U),
+    ("bytes_sent", Col::U),
+    ("retransmits", Col::U),
+    ("fast_retransmits", Col::U),
+    ("timeouts", Col::U),
+    ("delivered_segments", Col::U),
+    ("delivered_bytes", Col::U),
+    ("duplicate_segments", Col::U),
+    ("acked_segments", Col::U),
+    ("completion_time", Col::F),
+    ("goodput_bps", Col::F),
+    ("final_cwnd", Col::F),
+    ("final_ssthresh", Col::F),
+    ("srtt", Col::F),
+    ("min_rtt", Col::F),
+    ("rto", Col::F),
+    ("init_cwnd", Col::F),
+    ("init_ssthresh", Col::F),
+    ("init_srtt", Col::F),
+    ("init_rttvar", Col::F),
+    ("tcbi_parallel", Col::F),
+    ("tcbi_set", Col::S),
+    ("tcbi_source", Col::S),
+];
+
+const EVENT_COLUMNS: &[(&str, Col)] = &[("time", Col::F), ("flow", Col::U), ("event", Col::S), ("value", Col::F)];
+
+/// One row per flow; `duration` is the run's (flows that did not complete are measured
+/// to the end of the run).
+pub fn flows_table(flows: &FlowTable, traffic: &Traffic, tcbi: &Sharing, duration: f64) -> Table {
+    let mut t = TableBuilder::new(FLOW_COLUMNS);
+    for (i, f) in flows.iter() {
+        if f.generator.is_some_and(|g| traffic.generators.summary_only(g)) {
+            continue;
+        }
+        identity_columns(&mut t, i, f, traffic);
+        transfer_columns(&mut t, i, f, traffic, duration);
+        control_block_columns(&mut t, f, tcbi);
+    }
+    t.build()
+}
+
+/// Which flow it is: id, name, ends, transport, generator, algorithms, schedule.
+fn identity_columns(t: &mut TableBuilder, i: usize, f: &Flow, traffic: &Traffic) {
+    let udp = f.udp;
+    t.u("flow", i as u64);
+    t.s("name", &f.spec.name);
+    t.s("src", &f.spec.src);
+    t.s("dst", &f.spec.dst);
+    t.s("transport", &f.spec.transport);
+    let generator = f
+        .generator
+        .map_or("", |g| traffic.generators.list[g as usize].spec.name.as_str());
+    t.s("generator", generator);
+    t.s("cc", if udp { "" } else { &f.spec.cc });
+    t.s("cc_final", if udp { "" } else { f.sender.cc.name() });
+    t.f("start", f.spec.start);
+    t.f("stop", f.spec.stop.unwrap_or(f64::NAN));
+    t.f("size", f.spec.size.map_or(f64::NAN, |x| x as f64));
+}
+
+/// What it sent and delivered, and how fast.
+fn transfer_columns(t: &mut TableBuilder, i: usize, f: &Flow, traffic: &Traffic, duration: f64) {
+    let s = &f.sender;
+    let (mss, delivered, sent) = match traffic.cbr.get(i) {
+        Some(c) if f.udp => (c.packet as u64, c.received, c.next_seq),
+        _ => (f.spec.tcp.mss as u64, f.receiver.delivered(), s.stats.segments_sent),
+    };
+    let start = f.spec.start;
+    let completion = s.stats.completion.map(to_secs);
+    let end = completion.unwrap_or(duration);
+    let goodput = if end > start {
+        (delivered * mss * 8) as f64 / (end - start)
+    } else {
+        0.0
+    };
+    t.u("segments_sent", sent);
+    t.u(
+        "bytes_sent",
+        if f.udp { sent * mss } else { sent * f.data_bytes as u64 },
+    );
+    t.u("retransmits", s.stats.retransmits);
+    t.u("fast_retransmits", s.stats.fast_retransmits);
+    t.u("timeouts", s.stats.timeouts);
+    t.u("delivered_segments", delivered);
+    t.u("delivered_bytes", delivered * mss);
+    t.u("duplicate_segments", f.receiver.duplicates);
+    t.u("acked_segments", s.snd_una);
+    t.f("completion_time", completion.map_or(f64::NAN, |c| c - start));
+    t.f("goodput_bps", goodput);
+}
+
+/// The control block at the end and at the start, and the sharing it took part in.
+fn control_block_columns(t: &mut TableBuilder, f: &Flow, tcbi: &Sharing) {
+    let s = &f.sender;
+    t.f("final_cwnd", s.st.cwnd);
+    t.f("final_ssthresh", s.st.ssthresh);
+    t.f("srtt", s.st.srtt);
+    t.f(
+        "min_rtt",
+        if s.st.min_rtt.is_finite() {
+            s.st.min_rtt
+        } else {
+            f64::NAN
+        },
+    );
+    t.f("rto", s.current_rto());
+    let init = f.stats.init.filter(|_| !f.udp);
+    t.f("init_cwnd", init.map_or(f64::NAN, |i| i.cwnd));
+    t.f("init_ssthresh", init.map_or(f64::NAN, |i| i.ssthresh));
+    t.f("init_srtt", init.map_or(f64::NAN, |i| i.srtt));
+    t.f("init_rttvar", init.map_or(f64::NAN, |i| i.rttvar));
+    t.f("tcbi_parallel", f.share.parallel.map_or(f64::NAN, |n| n as f64));
+    t.s(
+        "tcbi_set",
+        f.share.set.map_or("", |s| tcbi.sets[s as usize].key.as_str()),
+    );
+    t.s("tcbi_source", f.share.source.name());
+}
+
+/// Every flow's noted events, flow by flow.
+pub fn events_table(flows: &FlowTable) -> Table {
+    let mut t = TableBuilder::new(EVENT_COLUMNS);
+    for (i, f) in flows.iter() {
+        for e in &f.sender.events {
+            t.f("time", to_secs(e.time));
+            t.u("flow", i as u64);
+            t.s("event", e.name);
+            t.f("value", e.value);
+        }
+    }
+    t.build()
+}

@@ -1,0 +1,140 @@
+//! The flow table: per flow id, the TCP endpoints with the state the transport keeps
+//! around them (timer events, sender processing time) and the records of the components
+//! that hook into a connection (sharing, statistics).
+use super::{Receiver, Sender, SenderConfig};
+use crate::cc;
+use crate::observe::ConnStats;
+use crate::scenario::FlowSpec;
+use crate::share::ConnShare;
+use crate::sim::{secs, Rng, Time};
+use std::collections::HashMap;
+
+pub struct Flow {
+    pub spec: FlowSpec,
+    pub data_bytes: u32,
+    pub ctrl_bytes: u32,
+    pub ack_bytes: u32,
+    pub sender: Sender,
+    pub receiver: Receiver,
+    /// A UDP flow: its application (`traffic::Cbr`) sends datagrams itself and the TCP
+    /// endpoints are never started (they only fill the flow's row of the flows table).
+    pub udp: bool,
+    /// The generator that opened this flow (told when it completes).
+    pub generator: Option<u32>,
+    /// Time of the pending RTO event, if one is scheduled (the deadline may be later).
+    pub(super) rto_event: Option<Time>,
+    pub(super) delack_event: Option<Time>,
+    pub(super) cc_timer_gen: u32,
+    pub(super) completion_seen: bool,
+    /// Random per-packet processing time at the sender: (maximum, stream, time the last
+    /// data packet left). Packets keep their order.
+    pub(super) processing: Option<(Time, Rng, Time)>,
+    /// Sharing (`share/`).
+    pub share: ConnShare,
+    /// Statistics (`observe/`).
+    pub stats: ConnStats,
+}
+
+impl Flow {
+    pub fn new(spec: FlowSpec, generator: Option<u32>, seed: u64) -> Result<Flow, String> {
+        let algo = cc::create(&spec.cc, &spec.cc_params).map_err(|e| format!("flow {}: {e}", spec.name))?;
+        let mut sender = Sender::new(SenderConfig::from_spec(&spec.tcp, spec.size), &spec.tcp, algo);
+        sender.st.rng = Rng::stream(seed, &format!("flow:{}:cc", spec.name));
+        let receiver = Receiver::new(
+            spec.tcp.delayed_ack,
+            spec.tcp.delack_count,
+            secs(spec.tcp.delack_timeout),
+        );
+        let udp = spec.rate_schedule.is_some() && spec.transport == "udp";
+        let processing = (spec.tcp.send_jitter > 0.0).then(|| {
+            (
+                secs(spec.tcp.send_jitter),
+                Rng::stream(seed, &format!("flow:{}:processing", spec.name)),
+                0,
+            )
+        });
+        Ok(Flow {
+            processing,
+            data_bytes: spec.tcp.mss + spec.tcp.header,
+            ctrl_bytes: spec.tcp.header,
+            ack_bytes: spec.tcp.ack_size,
+            spec,
+            sender,
+            receiver,
+            udp,
+            generator,
+            rto_event: None,
+            delack_event: None,
+            cc_timer_gen: 0,
+            completion_seen: false,
+            share: ConnShare::default(),
+            stats: ConnStats::default(),
+        })
+    }
+}
+
+/// The flows, indexed by flow id. A completed flow of a `record = "summary"` generator is
+/// retired once none of its packets is in the network: its slot then holds nothing and
+/// events that still name it (lazy timers) are ignored.
+pub struct FlowTable {
+    slots: Vec<Option<Box<Flow>>>,
+    /// Names of retired flows that belonged to a TCBI set: the parallel-interval rows
+    /// written while they were open still name them.
+    retired_names: HashMap<u32, String>,
+}
+
+impl FlowTable {
+    pub fn with_capacity(n: usize) -> FlowTable {
+        FlowTable {
+            slots: Vec::with_capacity(n),
+            retired_names: HashMap::new(),
+        }
+    }
+    pub fn push(&mut self, f: Flow) -> u32 {
+        self.slots.push(Some(Box::new(f)));
+        (self.slots.len() - 1) as u32
+    }
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+    pub fn is_live(&self, f: u32) -> bool {
+        self.slots.get(f as usize).is_some_and(Option::is_some)
+    }
+    pub fn retire(&mut self, f: u32) {
+        if let Some(fl) = self.slots[f as usize].take() {
+            if fl.share.set.is_some() {
+                self.retired_names.insert(f, fl.spec.name);
+            }
+        }
+    }
+    /// The name of flow `f`, live or retired from a TCBI set.
+    pub fn name(&self, f: u32) -> &str {
+        match &self.slots[f as usize] {
+            Some(fl) => &fl.spec.name,
+            None => &self.retired_names[&f],
+        }
+    }
+    /// The live flows with their ids.
+    pub fn iter(&self) -> impl Iterator<Item = (usize, &Flow)> {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter_map(|(i, f)| f.as_deref().map(|f| (i, f)))
+    }
+}
+
+impl std::ops::Index<usize> for FlowTable {
+    type Output = Flow;
+    fn index(&self, i: usize) -> &Flow {
+        self.slots[i].as_deref().expect("flow retired")
+    }
+}
+
+impl std::ops::IndexMut<usize> for FlowTable {
+    fn index_mut(&mut self, i: usize) -> &mut Flow {
+        self.slots[i].as_deref_mut().expect("flow retired")
+    }
+}

@@ -1,0 +1,335 @@
+//! The transport component: the glue between the TCP machines of every flow and the rest
+//! of the world. It starts and stops connections, turns the segments they emit (`Tx`) into
+//! packets, keeps one pending event per timer (RTO, delayed ACK, the algorithm's own
+//! timer), hands arriving segments to the right endpoint, and calls the hooks of sharing,
+//! statistics and the owning application at the points of a connection's life.
+use super::{FlowTable, Kind, Tx};
+use crate::cc;
+use crate::net::{Network, Packet};
+use crate::share::Share;
+use crate::sim::{secs, to_secs, Queue, Time};
+use crate::traffic::{FlowDone, Generators};
+
+/// The transport's own events.
+#[derive(Debug, Clone, Copy)]
+pub enum TcpEv {
+    Start(u32),
+    Stop(u32),
+    Rto(u32),
+    DelAck(u32),
+    /// Switch flow `.0` to its `.1`-th scheduled algorithm.
+    Switch(u32, u32),
+    /// The algorithm's own timer of flow `.0` (generation `.1`).
+    CcTimer(u32, u32),
+    /// A data packet leaves its sender after the random processing time.
+    Inject(u32),
+}
+
+/// What the transport reaches while it handles an event: the queue, the network, the
+/// sharing hooks, and the applications its flows report completion to.
+pub struct Env<'a> {
+    pub q: &'a mut Queue,
+    pub net: &'a mut Network,
+    pub share: &'a mut Share,
+    pub apps: &'a mut Generators,
+}
+
+pub struct Transport {
+    pub flows: FlowTable,
+    scratch: Vec<Tx>,
+    /// Packets waiting out their sender's processing time.
+    pub injecting: u64,
+    /// Completed flows of summary generators waiting for their last packets to leave.
+    retiring: Vec<u32>,
+    seed: u64,
+}
+
+impl Transport {
+    pub fn new(flows: usize, seed: u64) -> Transport {
+        Transport {
+            flows: FlowTable::with_capacity(flows),
+            scratch: Vec::with_capacity(64),
+            injecting: 0,
+            retiring: Vec::new(),
+            seed,
+        }
+    }
+
+    /// Open a flow on `route` (not started yet): it gets the next flow id.
+    pub fn open(
+        &mut self,
+        spec: crate::scenario::FlowSpec,
+        route: u32,
+        generator: Option<u32>,
+        net: &mut Network,
+        share: &mut Share,
+    ) -> Result<u32, String> {
+        let f = self.flows.len() as u32;
+        let flow = super::Flow::new(spec, generator, self.seed)?;
+        self.flows.push(flow);
+        net.attach(f, route);
+        share.on_attach(f, &mut self.flows[f as usize], net);
+        Ok(f)
+    }
+
+    pub fn handle(&mut self, now: Time, ev: TcpEv, env: &mut Env) {
+        if let TcpEv::Start(f)
+        | TcpEv::Stop(f)
+        | TcpEv::Rto(f)
+        | TcpEv::DelAck(f)
+        | TcpEv::Switch(f, _)
+        | TcpEv::CcTimer(f, _) = ev
+        {
+            if !self.flows.is_live(f) {
+                return; // a lazy timer of a retired flow
+            }
+        }
+        match ev {
+            TcpEv::Start(f) => self.start(now, f, env),
+            TcpEv::Stop(f) => {
+                self.flows[f as usize].sender.stop();
+                self.set_active(f, false, env);
+                env.share.leave(now, f, &self.flows);
+            }
+            TcpEv::Rto(f) => self.on_rto(now, f, env),
+            TcpEv::DelAck(f) => self.on_delack(now, f, env),
+            TcpEv::Switch(f, k) => self.switch(now, f, k, env),
+            TcpEv::CcTimer(f, gen) => {
+                if self.flows[f as usize].cc_timer_gen != gen {
+                    return;
+                }
+                let mut out = std::mem::take(&mut self.scratch);
+                self.flows[f as usize].sender.on_cc_timer(now, &mut out);
+                self.emit(now, f, &mut out, env);
+                self.scratch = out;
+                self.arm_cc_timer(now, f, env.q);
+            }
+            TcpEv::Inject(p) => {
+                self.injecting -= 1;
+                env.net.depart(now, p, env.q);
+            }
+        }
+    }
+
+    /// Flow `f` starts (its sender opens the connection).
+    pub fn start(&mut self, now: Time, f: u32, env: &mut Env) {
+        self.set_active(f, true, env);
+        let overwritten = env.share.join(now, f, &mut self.flows);
+        let mut out = std::mem::take(&mut self.scratch);
+        let fl = &mut self.flows[f as usize];
+        fl.sender.start(now, &mut out);
+        fl.stats.on_start(&fl.sender);
+        self.emit(now, f, &mut out, env);
+        // FS: the existing members' windows changed; let them send what they may.
+        for m in overwritten {
+            self.flows[m as usize].sender.try_send(now, &mut out);
+            self.emit(now, m, &mut out, env);
+        }
+        self.scratch = out;
+        self.arm_cc_timer(now, f, env.q);
+    }
+
+    fn on_rto(&mut self, now: Time, f: u32, env: &mut Env) {
+        let fl = &mut self.flows[f as usize];
+        if fl.rto_event != Some(now) {
+            return; // superseded by an earlier-scheduled event
+        }
+        fl.rto_event = None;
+        match fl.sender.rto_deadline {
+            Some(d) if d > now => {
+                fl.rto_event = Some(d);
+                env.q.at(d, TcpEv::Rto(f));
+            }
+            Some(_) => {
+                let mut out = std::mem::take(&mut self.scratch);
+                self.flows[f as usize].sender.on_timeout(now, &mut out);
+                self.emit(now, f, &mut out, env);
+                self.scratch = out;
+            }
+            None => {}
+        }
+    }
+
+    fn on_delack(&mut self, now: Time, f: u32, env: &mut Env) {
+        let fl = &mut self.flows[f as usize];
+        if fl.delack_event != Some(now) {
+            return;
+        }
+        fl.delack_event = None;
+        match fl.receiver.delack_deadline {
+            Some(d) if d > now => {
+                fl.delack_event = Some(d);
+                env.q.at(d, TcpEv::DelAck(f));
+            }
+            Some(_) => {
+                let mut out = std::mem::take(&mut self.scratch);
+                self.flows[f as usize].receiver.on_delack_timer(now, &mut out);
+                self.emit(now, f, &mut out, env);
+                self.scratch = out;
+            }
+            None => {}
+        }
+    }
+
+    /// Flow `f`'s `k`-th scheduled switch (`switch` in its spec).
+    fn switch(&mut self, now: Time, f: u32, k: u32, env: &mut Env) {
+        let fl = &self.flows[f as usize];
+        let name = &fl.spec.switch[k as usize].cc;
+        // Validated when the spec was parsed.
+        let algo = cc::create(name, &fl.spec.cc_params).expect("validated algorithm");
+        self.switch_cc(now, f, algo, env);
+    }
+
+    /// Replace flow `f`'s congestion-control algorithm now (cwnd, ssthresh and the RTT
+    /// estimates carry over; the algorithm's timer restarts).
+    pub fn switch_cc(&mut self, now: Time, f: u32, algo: Box<dyn cc::CongestionControl>, env: &mut Env) {
+        let mut out = std::mem::take(&mut self.scratch);
+        self.flows[f as usize].sender.switch_cc(now, algo, &mut out);
+        self.emit(now, f, &mut out, env);
+        self.scratch = out;
+        self.flows[f as usize].cc_timer_gen += 1;
+        self.arm_cc_timer(now, f, env.q);
+    }
+
+    fn set_active(&mut self, f: u32, active: bool, env: &mut Env) {
+        let path = &env.net.route(f).fwd;
+        env.share.set_active(&mut self.flows[f as usize], path, active);
+    }
+
+    fn arm_cc_timer(&mut self, now: Time, f: u32, q: &mut Queue) {
+        let fl = &self.flows[f as usize];
+        if let Some(iv) = fl.sender.cc.timer_interval() {
+            let at = now.saturating_add(secs(iv).max(1));
+            q.at(at, TcpEv::CcTimer(f, fl.cc_timer_gen));
+        }
+    }
+
+    /// A segment reached its endpoint (the network already freed its packet).
+    #[inline]
+    pub fn deliver(&mut self, now: Time, pkt: Packet, env: &mut Env) {
+        let mut out = std::mem::take(&mut self.scratch);
+        let fl = &mut self.flows[pkt.flow as usize];
+        match pkt.kind {
+            Kind::Data => fl.receiver.on_data(now, pkt.seq, pkt.ts, &mut out),
+            Kind::Syn => fl.receiver.on_syn(now, pkt.ts, &mut out),
+            Kind::Fin => fl.receiver.on_fin(now, pkt.ts, &mut out),
+            Kind::Ack | Kind::SynAck | Kind::FinAck => {
+                let before = (fl.sender.st.srtt, fl.sender.st.rttvar);
+                fl.sender.on_ack(now, pkt.kind, pkt.seq, pkt.ts_echo, &mut out);
+                let after = (fl.sender.st.srtt, fl.sender.st.rttvar);
+                env.share.on_rtt(pkt.flow, &fl.share, before, after);
+            }
+            Kind::Datagram => unreachable!("datagrams are delivered to their application"),
+        }
+        self.emit(now, pkt.flow, &mut out, env);
+        self.scratch = out;
+    }
+
+    /// Put the segments an endpoint of flow `f` produced onto the network, then make sure
+    /// the flow's timers have events.
+    fn emit(&mut self, now: Time, f: u32, out: &mut Vec<Tx>, env: &mut Env) {
+        loop {
+            self.inject(now, f, out, env);
+            let sender = &mut self.flows[f as usize].sender;
+            if !std::mem::take(&mut sender.burst_pending) {
+                break;
+            }
+            sender.try_send(now, out);
+        }
+        let fl = &mut self.flows[f as usize];
+        if !fl.completion_seen && fl.sender.stats.completion.is_some() {
+            fl.completion_seen = true;
+            self.completed(now, f, env);
+        }
+        let fl = &mut self.flows[f as usize];
+        if let Some(d) = fl.sender.rto_deadline {
+            if fl.rto_event.is_none_or(|e| e > d) {
+                fl.rto_event = Some(d);
+                env.q.at(d, TcpEv::Rto(f));
+            }
+        }
+        if let Some(d) = fl.receiver.delack_deadline {
+            if fl.delack_event.is_none_or(|e| e > d) {
+                fl.delack_event = Some(d);
+                env.q.at(d, TcpEv::DelAck(f));
+            }
+        }
+    }
+
+    /// Flow `f`'s transfer completed: it leaves its path's counters and its TCBI set, and
+    /// its generator (if any) is told.
+    fn completed(&mut self, now: Time, f: u32, env: &mut Env) {
+        self.set_active(f, false, env);
+        env.share.leave(now, f, &self.flows);
+        let fl = &self.flows[f as usize];
+        let Some(g) = fl.generator else {
+            return;
+        };
+        let s = &fl.sender;
+        let duration = s.stats.completion.map_or(0.0, |c| to_secs(c) - fl.spec.start);
+        let done = FlowDone {
+            segments: fl.spec.size.unwrap_or(0),
+            duration,
+            delivered_bytes: fl.receiver.delivered() * fl.spec.tcp.mss as u64,
+            segments_sent: s.stats.segments_sent,
+            retransmits: s.stats.retransmits,
+            timeouts: s.stats.timeouts,
+        };
+        if env.apps.flow_done(now, g, &done, env.q) {
+            self.retiring.push(f);
+        }
+    }
+
+    /// Turn the segments in `out` into packets on their first hop.
+    #[inline]
+    fn inject(&mut self, now: Time, f: u32, out: &mut Vec<Tx>, env: &mut Env) {
+        for tx in out.drain(..) {
+            let fl = &mut self.flows[f as usize];
+            let size = match tx.kind {
+                Kind::Data => fl.data_bytes,
+                Kind::Syn | Kind::Fin => fl.ctrl_bytes,
+                _ => fl.ack_bytes,
+            };
+            let p = env.net.alloc(Packet {
+                flow: f,
+                kind: tx.kind,
+                hop: 0,
+                size,
+                seq: tx.seq,
+                ts: tx.ts,
+                ts_echo: tx.ts_echo,
+            });
+            if let (Kind::Data, Some((max, rng, last))) = (tx.kind, fl.processing.as_mut()) {
+                let leave = now.saturating_add((rng.uniform() * *max as f64) as Time).max(*last);
+                *last = leave;
+                self.injecting += 1;
+                env.q.at(leave, TcpEv::Inject(p));
+                continue;
+            }
+            env.net.depart(now, p, env.q);
+        }
+    }
+
+    /// Whether completed flows wait to be retired.
+    #[inline]
+    pub fn retiring(&self) -> bool {
+        !self.retiring.is_empty()
+    }
+
+    /// Retire the queued flows that have no packet left in the network.
+    pub fn retire_quiet_flows(&mut self, net: &Network, apps: &mut Generators) {
+        let mut i = 0;
+        while i < self.retiring.len() {
+            let f = self.retiring[i];
+            if net.in_flight(f) == 0 {
+                if let Some(g) = self.flows[f as usize].generator {
+                    apps.flow_retired(g);
+                }
+                self.flows.retire(f);
+                self.retiring.swap_remove(i);
+            } else {
+                i += 1;
+            }
+        }
+    }
+}

@@ -1,0 +1,131 @@
+//! Constant-bit-rate UDP sources (flows with `transport = "udp"`): fixed-size datagrams at
+//! a rate that follows a step schedule. The datagrams need no transport machinery: the
+//! source hands them to the network itself and counts those delivered.
+use super::TrafficEv;
+use crate::net::{Network, Packet};
+use crate::scenario::{FlowSpec, RateStep};
+use crate::sim::{secs, Queue, Time};
+use crate::tcp::Kind;
+
+/// A non-adaptive UDP source sending fixed-size packets at a rate that follows a step
+/// schedule (rate 0 pauses it).
+#[derive(Debug, Clone)]
+pub struct CbrSource {
+    pub packet: u32,
+    /// (absolute time, rate in bit/s)
+    pub schedule: Vec<(Time, f64)>,
+    pub rate: f64,
+    pub next_seq: u64,
+    /// Generation of the pending send event; bumped at every rate change.
+    pub gen: u32,
+    pub received: u64,
+}
+
+impl CbrSource {
+    pub fn new(packet: u32, steps: &[RateStep], start: f64) -> CbrSource {
+        CbrSource {
+            packet,
+            schedule: steps.iter().map(|s| (secs(start + s.at), s.rate)).collect(),
+            rate: 0.0,
+            next_seq: 0,
+            gen: 0,
+            received: 0,
+        }
+    }
+
+    /// Gap between packets at the current rate, or None when paused.
+    pub fn interval(&self) -> Option<Time> {
+        (self.rate > 0.0).then(|| ((self.packet as f64 * 8.0) * 1e9 / self.rate).round().max(1.0) as Time)
+    }
+}
+
+/// The UDP sources, by flow id (the spec's flows come first, so a vector of them suffices).
+pub struct Cbr {
+    sources: Vec<Option<CbrSource>>,
+}
+
+impl Cbr {
+    /// A source for every UDP flow of the spec.
+    pub fn new(flows: &[FlowSpec]) -> Cbr {
+        let sources = flows
+            .iter()
+            .map(|f| match (&f.rate_schedule, f.transport.as_str()) {
+                (Some(steps), "udp") => Some(CbrSource::new(f.packet.unwrap_or(1000), steps, f.start)),
+                _ => None,
+            })
+            .collect();
+        Cbr { sources }
+    }
+
+    /// The source of flow `f`, if it is a UDP flow.
+    pub fn get(&self, f: usize) -> Option<&CbrSource> {
+        self.sources.get(f).and_then(Option::as_ref)
+    }
+
+    /// Schedule the rate steps of every source, and its stop.
+    pub fn schedule_flow(&self, f: usize, stop: Option<f64>, q: &mut Queue) {
+        let Some(c) = self.get(f) else { return };
+        for (k, (at, _)) in c.schedule.iter().enumerate() {
+            q.at(*at, TrafficEv::CbrRate(f as u32, k as u32));
+        }
+        if let Some(s) = stop {
+            q.at(secs(s), TrafficEv::CbrStop(f as u32));
+        }
+    }
+
+    /// A datagram of flow `f` arrived.
+    pub fn received(&mut self, f: u32) {
+        if let Some(c) = self.sources.get_mut(f as usize).and_then(Option::as_mut) {
+            c.received += 1;
+        }
+    }
+
+    pub fn handle(&mut self, now: Time, ev: TrafficEv, net: &mut Network, q: &mut Queue) {
+        match ev {
+            TrafficEv::CbrRate(f, k) => {
+                let Some(c) = self.sources[f as usize].as_mut() else {
+                    return;
+                };
+                let Some(&(_, rate)) = c.schedule.get(k as usize) else {
+                    return;
+                };
+                let was_paused = c.rate <= 0.0;
+                c.rate = rate;
+                if was_paused && rate > 0.0 {
+                    c.gen += 1;
+                    q.at(now, TrafficEv::CbrSend(f, c.gen));
+                }
+            }
+            TrafficEv::CbrSend(f, gen) => {
+                let Some(c) = self.sources[f as usize].as_mut() else {
+                    return;
+                };
+                if c.gen != gen {
+                    return;
+                }
+                let Some(gap) = c.interval() else { return };
+                let seq = c.next_seq;
+                c.next_seq += 1;
+                let p = Packet {
+                    flow: f,
+                    kind: Kind::Datagram,
+                    hop: 0,
+                    size: c.packet,
+                    seq,
+                    ts: now,
+                    ts_echo: 0,
+                };
+                net.send(now, p, q);
+                q.at(now.saturating_add(gap), TrafficEv::CbrSend(f, gen));
+            }
+            TrafficEv::CbrStop(f) => {
+                if let Some(c) = self.sources[f as usize].as_mut() {
+                    c.rate = 0.0;
+                    c.schedule.clear();
+                    c.gen += 1;
+                }
+            }
+            TrafficEv::GenTick(_) => unreachable!("generators wake through the world"),
+        }
+    }
+}

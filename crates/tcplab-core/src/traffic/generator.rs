@@ -1,0 +1,159 @@
+//! Flow generators: run-time sources of sized TCP transfers between two nodes. The
+//! generator's traffic [`Model`] says when to open flows and how large; the generator
+//! names them, checks `stop` and `max_flows`, and adds up what its completed flows did
+//! (the generators table).
+use super::{Model, Plan, TrafficEv};
+use crate::scenario::{FlowSpec, GeneratorSpec};
+use crate::sim::{secs, to_secs, Queue, Rng, Time};
+
+/// What a completed flow tells its generator.
+#[derive(Debug, Clone, Copy)]
+pub struct FlowDone {
+    pub segments: u64,
+    /// Completion time (s).
+    pub duration: f64,
+    pub delivered_bytes: u64,
+    pub segments_sent: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+}
+
+/// What a generator's completed flows add up to (the generators table).
+#[derive(Debug, Default)]
+pub struct GeneratorTotals {
+    pub completed: u64,
+    pub segments: u64,
+    /// Σ completion time (s)
+    pub duration: f64,
+    /// Σ size/completion time (segments/s)
+    pub rate: f64,
+    pub delivered_bytes: u64,
+    pub segments_sent: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    /// Completed flows whose state was freed (summary generators).
+    pub retired: u64,
+}
+
+pub struct Generator {
+    pub spec: GeneratorSpec,
+    /// The network route its flows take.
+    pub route: u32,
+    rng: Rng,
+    model: Box<dyn Model>,
+    pub created: u64,
+    pub totals: GeneratorTotals,
+}
+
+pub struct Generators {
+    pub list: Vec<Generator>,
+    plan: Plan,
+}
+
+impl Generators {
+    pub fn new() -> Generators {
+        Generators {
+            list: Vec::new(),
+            plan: Plan::default(),
+        }
+    }
+
+    /// Add a generator whose flows take `route`; `None` if its kind has no model.
+    pub fn add(&mut self, spec: GeneratorSpec, route: u32, seed: u64) -> Option<()> {
+        self.list.push(Generator {
+            rng: Rng::stream(seed, &format!("generator:{}", spec.name)),
+            model: super::model(&spec)?,
+            spec,
+            route,
+            created: 0,
+            totals: GeneratorTotals::default(),
+        });
+        Some(())
+    }
+
+    /// Schedule every generator's first wake-up.
+    pub fn schedule_first(&mut self, q: &mut Queue) {
+        for (g, gen) in self.list.iter_mut().enumerate() {
+            let first = gen.model.first(&gen.spec, &mut gen.rng);
+            q.at(secs(first), TrafficEv::GenTick(g as u32));
+        }
+    }
+
+    /// Generator `g` wakes up at `now`: the steps its model asks for (empty once it has
+    /// stopped or created `max_flows` flows). Give the buffer back with [`Generators::done_with`].
+    pub fn wake(&mut self, now: Time, g: u32) -> Plan {
+        let mut plan = std::mem::take(&mut self.plan);
+        let gen = &mut self.list[g as usize];
+        let stopped = gen.spec.stop.is_some_and(|s| now >= secs(s));
+        if !stopped && gen.spec.max_flows.is_none_or(|m| gen.created < m) {
+            gen.model.on_wake(now, &gen.spec, &mut gen.rng, &mut plan);
+        }
+        plan
+    }
+
+    pub fn done_with(&mut self, mut plan: Plan) {
+        plan.steps.clear();
+        self.plan = plan;
+    }
+
+    /// The spec of generator `g`'s next flow, of `size` segments, opened at `now`, and the
+    /// route it takes.
+    pub fn next_flow(&mut self, now: Time, g: u32, size: u64) -> (FlowSpec, u32) {
+        let gen = &mut self.list[g as usize];
+        let spec = FlowSpec {
+            name: format!("{}:{}", gen.spec.name, gen.created),
+            src: gen.spec.src.clone(),
+            dst: gen.spec.dst.clone(),
+            cc: gen.spec.cc.clone(),
+            cc_params: gen.spec.cc_params.clone(),
+            start: to_secs(now),
+            stop: None,
+            size: Some(size),
+            switch: Vec::new(),
+            tcp: gen.spec.tcp.clone(),
+            transport: "tcp".into(),
+            packet: None,
+            rate_schedule: None,
+        };
+        gen.created += 1;
+        (spec, gen.route)
+    }
+
+    /// A flow of generator `g` completed at `now`: add it to the totals and let the model
+    /// schedule the next wake-up. Returns true if the flow's state may be freed once its
+    /// last packets left (`record = "summary"`).
+    pub fn flow_done(&mut self, now: Time, g: u32, d: &FlowDone, q: &mut Queue) -> bool {
+        let gen = &mut self.list[g as usize];
+        let t = &mut gen.totals;
+        t.completed += 1;
+        t.segments += d.segments;
+        t.duration += d.duration;
+        if d.duration > 0.0 {
+            t.rate += d.segments as f64 / d.duration;
+        }
+        t.delivered_bytes += d.delivered_bytes;
+        t.segments_sent += d.segments_sent;
+        t.retransmits += d.retransmits;
+        t.timeouts += d.timeouts;
+        if let Some(at) = gen.model.on_flow_done(now, &gen.spec, &mut gen.rng) {
+            q.at(at, TrafficEv::GenTick(g));
+        }
+        gen.spec.record == "summary"
+    }
+
+    /// A completed flow of generator `g` was freed.
+    pub fn flow_retired(&mut self, g: u32) {
+        self.list[g as usize].totals.retired += 1;
+    }
+
+    /// Whether generator `g` keeps only totals (its flows get no rows in the flows table).
+    pub fn summary_only(&self, g: u32) -> bool {
+        self.list[g as usize].spec.record == "summary"
+    }
+}
+
+impl Default for Generators {
+    fn default() -> Self {
+        Self::new()
+    }
+}
