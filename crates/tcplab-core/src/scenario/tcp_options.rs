@@ -144,10 +144,11 @@ pub(super) fn congestion_control(
             .collect::<Result<_, SpecError>>()?,
         None => BTreeMap::new(),
     };
-    if let Err(m) = cc::create(&cc_name, &cc_params) {
-        return err(&format!("{p}.cc"), m);
+    // The algorithm's own name is the canonical one: "esse+rfs" becomes "rfs+esse".
+    match cc::create(&cc_name, &cc_params) {
+        Ok(cc) => Ok((cc.name().to_string(), cc_params)),
+        Err(m) => err(&format!("{p}.cc"), m),
     }
-    Ok((cc_name, cc_params))
 }
 
 /// The algorithm switches of the flow at `p`; each algorithm must accept the flow's `cc_params`.
@@ -159,10 +160,11 @@ pub(super) fn switch_schedule(
     let mut switch = Vec::new();
     for (k, s) in raw.iter().enumerate() {
         let at = time_nonneg(&format!("{p}.switch[{k}].at"), &s.at)?;
-        if let Err(m) = cc::create(&s.cc, cc_params) {
-            return err(&format!("{p}.switch[{k}].cc"), m);
-        }
-        switch.push(SwitchSpec { at, cc: s.cc.clone() });
+        let cc = match cc::create(&s.cc, cc_params) {
+            Ok(cc) => cc.name().to_string(),
+            Err(m) => return err(&format!("{p}.switch[{k}].cc"), m),
+        };
+        switch.push(SwitchSpec { at, cc });
     }
     Ok(switch)
 }

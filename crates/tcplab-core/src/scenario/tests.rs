@@ -35,6 +35,20 @@ fn normalised_spec_is_a_fixed_point() {
 }
 
 #[test]
+fn combined_algorithms_are_named_in_one_order() {
+    let mut v = base();
+    v["flows"][0]["cc"] = "esse+rfs".into();
+    v["flows"][0]["switch"] = serde_json::json!([{"at": "5s", "cc": "esse+wpp+rfs"}]);
+    v["generators"] = serde_json::json!([{"kind": "poisson", "src": "s0", "dst": "d0", "rate": 1, "cc": "wpp+rfs",
+                                          "size": {"dist": "constant", "value": 5}}]);
+    let s = parse_v(&v).unwrap();
+    assert_eq!(s.flows[0].cc, "rfs+esse");
+    assert_eq!(s.flows[0].switch[0].cc, "rfs+wpp+esse");
+    assert_eq!(s.generators[0].cc, "rfs+wpp");
+    assert_eq!(s.flows[1].cc, "rfs+esse", "every instance of the entry");
+}
+
+#[test]
 fn errors_name_the_field() {
     let mut v = base();
     v["flows"][0]["cc"] = "nosuch".into();
