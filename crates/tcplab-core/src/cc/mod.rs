@@ -94,7 +94,7 @@ pub struct CcState {
 impl CcState {
     /// The usable window in whole segments: min(cwnd, rwnd), truncated (as ns-2 does).
     pub fn window(&self) -> f64 {
-        self.cwnd.min(self.rwnd).floor()
+        crate::sim::floor(self.cwnd.min(self.rwnd))
     }
 }
 
@@ -211,7 +211,7 @@ pub fn exit_increase_param(algorithm: &str, params: &Params) -> Result<bool, Str
 
 /// max(floor(window / 2), 2) with window = floor(min(cwnd, rwnd)), as ns-2 computes it.
 pub fn half_window(st: &CcState) -> f64 {
-    (st.window() / 2.0).floor().max(2.0)
+    crate::sim::floor(st.window() / 2.0).max(2.0)
 }
 
 /// The standard multiplicative decrease as ns-2.35 performs it (`slowdown` with

@@ -1,4 +1,4 @@
-use crate::sim::{Rng, Time};
+use crate::sim::{Key, Rng, Time};
 use std::collections::VecDeque;
 
 /// What happened to a packet offered to a link direction.
@@ -34,6 +34,11 @@ pub fn loss_pattern(seed: u64, a: &str, b: &str, dir: &str, loss: f64, n: u64) -
 /// so a packet costs one event per hop: its arrival at the far end. `departures` holds the
 /// end-of-transmission times of the packets in the system (waiting or being sent); its
 /// length is the queue occupancy, counted like ns-2's `queue-limit` (waiting + in service).
+///
+/// Arrivals at the far end come in the order packets were accepted, so the link keeps them
+/// in `in_transit` with the place in the event order each took when it was accepted, and
+/// only the first is in the event queue: the queue stays as small as the number of links,
+/// not of packets, and events pop in exactly the same order.
 pub struct LinkDir {
     pub link: u32,
     pub from: u32,
@@ -43,8 +48,15 @@ pub struct LinkDir {
     pub limit: u32,
     pub loss: f64,
     rng: Rng,
+    /// The transmission times of the last two packet sizes (a direction mostly carries one
+    /// data and one ACK size): the division and rounding cost more than the rest of
+    /// `enqueue`.
+    tx_cache: [(u32, Time); 2],
     busy_until: Time,
     departures: VecDeque<Time>,
+    /// Packets on their way to the far end (not lost), earliest first, with their place in
+    /// the event order.
+    in_transit: VecDeque<(Key, u32)>,
     /// Accepted, not lost, not yet at the far end (queued, in service or propagating).
     pub in_system: u64,
     pub arrivals: u64,
@@ -66,8 +78,10 @@ impl LinkDir {
             limit,
             loss,
             rng,
+            tx_cache: [(u32::MAX, 0); 2],
             busy_until: 0,
             departures: VecDeque::new(),
+            in_transit: VecDeque::new(),
             in_system: 0,
             arrivals: 0,
             delivered: 0,
@@ -79,7 +93,19 @@ impl LinkDir {
 
     /// Transmission time of `bytes` at this link's rate, in nanoseconds.
     pub fn tx_time(&self, bytes: u32) -> Time {
-        ((bytes as f64 * 8.0) * 1e9 / self.rate).round() as Time
+        crate::sim::tx_time(bytes, self.rate)
+    }
+
+    #[inline]
+    fn cached_tx_time(&mut self, bytes: u32) -> Time {
+        if self.tx_cache[0].0 == bytes {
+            return self.tx_cache[0].1;
+        }
+        if self.tx_cache[1].0 != bytes {
+            self.tx_cache[1] = (bytes, self.tx_time(bytes));
+        }
+        self.tx_cache.swap(0, 1);
+        self.tx_cache[0].1
     }
 
     /// Packets in the queue system (waiting + being transmitted) at `now`.
@@ -109,7 +135,7 @@ impl LinkDir {
             self.drops_queue += 1;
             return Enqueue::QueueDrop;
         }
-        let tx = self.tx_time(bytes);
+        let tx = self.cached_tx_time(bytes);
         let start = self.busy_until.max(now);
         let end = start.saturating_add(tx);
         self.busy_until = end;
@@ -121,6 +147,24 @@ impl LinkDir {
         }
         self.in_system += 1;
         Enqueue::Arrives(end.saturating_add(self.delay))
+    }
+
+    /// Packet `p`, accepted with `Enqueue::Arrives`, travels to the far end, where it
+    /// arrives at the place `key` in the event order; true if it is the first in transit
+    /// (its arrival is the one to schedule).
+    #[inline]
+    pub fn push_transit(&mut self, key: Key, p: u32) -> bool {
+        debug_assert!(self.in_transit.back().is_none_or(|&(k, _)| k < key), "FIFO order");
+        self.in_transit.push_back((key, p));
+        self.in_transit.len() == 1
+    }
+
+    /// The first packet in transit reached the far end: it leaves, and the next one's
+    /// arrival (if any) is the one to schedule.
+    #[inline]
+    pub fn pop_transit(&mut self) -> (u32, Option<Key>) {
+        let (_, p) = self.in_transit.pop_front().expect("a packet in transit");
+        (p, self.in_transit.front().map(|&(k, _)| k))
     }
 
     /// A packet reached the far end.

@@ -12,7 +12,9 @@ use crate::sim::{Queue, Time};
 /// The network's own events.
 #[derive(Debug, Clone, Copy)]
 pub enum NetEv {
-    /// A packet reaches the far end of the hop it is crossing.
+    /// The first packet in transit on link direction `.0` reaches the far end.
+    LinkArrive(u32),
+    /// A packet reaches the far end of the LAN hop it is crossing.
     Arrive(u32),
     /// The frame on LAN `.0`'s channel finished its transmission.
     LanTxEnd(u32),
@@ -174,7 +176,12 @@ impl Network {
         let size = self.pool.get(p).size;
         if let Some(l) = self.links.get_mut(hop as usize) {
             match l.enqueue(now, size) {
-                Enqueue::Arrives(at) => q.at(at, NetEv::Arrive(p)),
+                Enqueue::Arrives(at) => {
+                    let key = q.key(at);
+                    if l.push_transit(key, p) {
+                        q.schedule_key(key, NetEv::LinkArrive(hop));
+                    }
+                }
                 Enqueue::QueueDrop | Enqueue::Lost => self.release(p),
             }
             return;
@@ -195,6 +202,13 @@ impl Network {
     #[inline]
     pub fn handle(&mut self, now: Time, ev: NetEv, q: &mut Queue) -> Option<Crossed> {
         match ev {
+            NetEv::LinkArrive(l) => {
+                let (p, next) = self.links[l as usize].pop_transit();
+                if let Some(key) = next {
+                    q.schedule_key(key, NetEv::LinkArrive(l));
+                }
+                return Some(self.arrive(now, p, q));
+            }
             NetEv::Arrive(p) => return Some(self.arrive(now, p, q)),
             NetEv::LanTxEnd(l) => {
                 let r = self.lans[l as usize].tx_end(now);

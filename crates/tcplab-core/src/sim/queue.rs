@@ -2,15 +2,22 @@ use super::Time;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+/// An event and its place in the order: time in the high 64 bits, insertion sequence in
+/// the low ones, so that one integer comparison orders by time and then FIFO.
 struct Entry<E> {
-    time: Time,
-    seq: u64,
+    key: u128,
     ev: E,
+}
+
+impl<E> Entry<E> {
+    fn time(&self) -> Time {
+        (self.key >> 64) as Time
+    }
 }
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, o: &Self) -> bool {
-        self.time == o.time && self.seq == o.seq
+        self.key == o.key
     }
 }
 impl<E> Eq for Entry<E> {}
@@ -21,8 +28,19 @@ impl<E> PartialOrd for Entry<E> {
 }
 impl<E> Ord for Entry<E> {
     // BinaryHeap is a max-heap: invert so the earliest (time, seq) pops first.
+    #[inline]
     fn cmp(&self, o: &Self) -> Ordering {
-        o.time.cmp(&self.time).then_with(|| o.seq.cmp(&self.seq))
+        o.key.cmp(&self.key)
+    }
+}
+
+/// A place in the event order (time, then insertion sequence); see [`EventQueue::key`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Key(u128);
+
+impl Key {
+    pub fn time(self) -> Time {
+        (self.0 >> 64) as Time
     }
 }
 
@@ -70,12 +88,27 @@ impl<E> EventQueue<E> {
     /// Schedule `ev` at absolute time `at` (never before now).
     pub fn schedule(&mut self, at: Time, ev: E) {
         debug_assert!(at >= self.now, "event scheduled in the past");
-        let at = at.max(self.now);
+        let key = self.key(at);
+        self.schedule_key(key, ev);
+    }
+
+    /// Take the place in the order of an event at `at` without scheduling it yet: a
+    /// component that keeps its own time-ordered FIFO (a link's packets in transit) stores
+    /// the key and puts only its head into the queue with [`EventQueue::schedule_key`].
+    /// Events then pop in exactly the order they would have had in the queue itself.
+    #[inline]
+    pub fn key(&mut self, at: Time) -> Key {
+        debug_assert!(at >= self.now, "event scheduled in the past");
         self.seq += 1;
+        Key((u128::from(at.max(self.now)) << 64) | u128::from(self.seq))
+    }
+
+    /// Schedule `ev` at the place `key` took.
+    #[inline]
+    pub fn schedule_key(&mut self, key: Key, ev: impl Into<E>) {
         self.heap.push(Entry {
-            time: at,
-            seq: self.seq,
-            ev,
+            key: key.0,
+            ev: ev.into(),
         });
     }
 
@@ -88,13 +121,14 @@ impl<E> EventQueue<E> {
 
     /// Pop the next event if it is not later than `limit`.
     pub fn pop_until(&mut self, limit: Time) -> Option<(Time, E)> {
-        if self.heap.peek()?.time > limit {
+        if self.heap.peek()?.time() > limit {
             return None;
         }
         let e = self.heap.pop()?;
-        self.now = e.time;
+        let time = e.time();
+        self.now = time;
         self.popped += 1;
-        Some((e.time, e.ev))
+        Some((time, e.ev))
     }
 
     pub fn advance_to(&mut self, t: Time) {
@@ -120,6 +154,23 @@ mod tests {
             out.push((t, e));
         }
         assert_eq!(out, vec![(10, "a"), (10, "b"), (20, "c"), (20, "d")]);
+    }
+
+    #[test]
+    fn keys_taken_early_keep_their_place() {
+        let mut q = EventQueue::new();
+        let k1 = q.key(10);
+        q.schedule(10, "b");
+        let k2 = q.key(10);
+        q.schedule(5, "a");
+        q.schedule_key(k2, "c");
+        q.schedule_key(k1, "a2");
+        let mut out = vec![];
+        while let Some((_, e)) = q.pop_until(u64::MAX) {
+            out.push(e);
+        }
+        assert_eq!(out, vec!["a", "a2", "b", "c"]);
+        assert_eq!((k1.time(), k1 < k2), (10, true));
     }
 
     #[test]

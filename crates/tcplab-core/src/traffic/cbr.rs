@@ -35,7 +35,7 @@ impl CbrSource {
 
     /// Gap between packets at the current rate, or None when paused.
     pub fn interval(&self) -> Option<Time> {
-        (self.rate > 0.0).then(|| ((self.packet as f64 * 8.0) * 1e9 / self.rate).round().max(1.0) as Time)
+        (self.rate > 0.0).then(|| crate::sim::tx_time(self.packet, self.rate).max(1))
     }
 }
 

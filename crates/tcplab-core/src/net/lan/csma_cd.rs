@@ -210,7 +210,7 @@ impl CsmaState {
                     let bytes = ifaces[k].queue.front().expect("head frame").1;
                     self.activity = Some(Activity {
                         senders: vec![(k as u32, now)],
-                        end: now.saturating_add(((bytes as f64 * 8.0) * 1e9 / rate).round() as Time),
+                        end: now.saturating_add(crate::sim::tx_time(bytes, rate)),
                     });
                     self.stations[k] = Station::Tx;
                 }

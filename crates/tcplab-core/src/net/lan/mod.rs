@@ -146,7 +146,7 @@ impl Lan {
     }
 
     pub fn tx_time(&self, bytes: u32) -> Time {
-        ((bytes as f64 * 8.0) * 1e9 / self.rate).round() as Time
+        crate::sim::tx_time(bytes, self.rate)
     }
 
     /// Frames in interface `i`'s system (waiting + on the channel).

@@ -3,7 +3,7 @@
 //! outside the ACK clock.
 use super::Sender;
 use crate::cc::{AckSample, Phase, Recovery, Signal};
-use crate::sim::{to_secs, Time};
+use crate::sim::{floor, to_secs, Time};
 use crate::tcp::Tx;
 
 impl Sender {
@@ -133,7 +133,7 @@ impl Sender {
     /// timeout, while go-back-N is still below `snd_max`, a segment already sent (ns-2
     /// sends `t_seqno_`, reset to `highest_ack_ + 1` by the timeout).
     fn limited_transmit(&mut self, now: Time, out: &mut Vec<Tx>) {
-        let allowed = (self.st.cwnd.floor() + f64::from(self.dupacks)).min(self.st.rwnd.floor()) as u64;
+        let allowed = (floor(self.st.cwnd) + f64::from(self.dupacks)).min(floor(self.st.rwnd)) as u64;
         if self.snd_nxt < self.limit() && self.snd_nxt < self.snd_una + allowed {
             let seq = self.snd_nxt;
             self.emit_data(seq, now, out);
