@@ -46,8 +46,10 @@ test-python: build
 fuzz: build
 	$(PY) tests/fuzz.py --minutes $(or $(FUZZ_MINUTES),10)
 
+# Times tcplab against ns-2 and writes the table into README.md (bench/bench.py --help).
 bench: build
-	$(PY) bench/bench.py
+	cargo build --release --example dumbbell -p tcplab-core
+	$(PY) bench/bench.py --readme
 
 # Rewrite the golden corpus's hashes (tests/golden/hashes.json) after a change that alters
 # results on purpose; commit them saying why (docs/architecture.md, "Golden corpus").

@@ -247,6 +247,14 @@ def tcl_script(
         '    puts "LINK [lindex $q 0] [lindex $q 1] [lindex $q 2] [$m set parrivals_] [$m set pdepartures_] '
         '[$m set pdrops_] [$m set pkts_] $lost"',
         "  }",
+        # The process's own peak memory: wait4's figure also counts the Python process it
+        # was forked from (its high-water mark survives the exec).
+        "  set hwm -1",
+        "  if {![catch {open /proc/self/status} fh]} {",
+        '    foreach l [split [read $fh] "\\n"] { if {[string match VmHWM:* $l]} { set hwm [lindex $l 1] } }',
+        "    close $fh",
+        "  }",
+        '  puts "PEAK_KB $hwm"',
         "  exit 0",
         "}",
         f"$ns at {_num(dur)} \"finish\"",
@@ -271,7 +279,7 @@ def run_ns2(
     ``setup_seconds`` runs from starting ``ns`` to the line before ``$ns run`` (interpreter
     start and scenario building), ``loop_seconds`` from there to the end of the simulated
     time, both measured inside the Tcl script; ``peak_rss_kb`` is the ns process's own peak
-    resident set size (from wait4).
+    resident set size (VmHWM at the end of the run; wait4's figure where /proc is missing).
 
     ``loss_position`` defaults to ``"head"``, or ``"link"`` with ``losses="tcplab"``."""
     if loss_position is None:
@@ -311,6 +319,8 @@ def _parse(out: str, spec: dict, t0: float, wall: float, peak_kb: int, loss_posi
             continue
         if parts[0] == "SETUP_DONE":
             setup_ms = int(parts[1])
+        elif parts[0] == "PEAK_KB" and int(parts[1]) > 0:
+            peak_kb = int(parts[1])
         elif parts[0] == "TIMING":
             loop_start, loop_end = int(parts[1]), int(parts[2])
         elif parts[0] == "FLOW":

@@ -190,10 +190,15 @@ class Scenario:
         return copy.deepcopy(self._d)
 
     def to_toml(self) -> str:
-        return _toml(plain(self._d))
+        return to_toml(self._d)
 
     def normalised(self) -> dict:
         return normalise(self._d)
+
+
+def to_toml(spec: dict) -> str:
+    """A spec dict as the text of a scenario file."""
+    return _toml(plain(spec))
 
 
 def _toml_value(v: Any) -> str:
