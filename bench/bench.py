@@ -185,8 +185,9 @@ def report(res: dict) -> str:
     L = [f"Measured {date} on {res['machine']} (`make bench`; commit {res['commit']}).", "",
          "**Event loop** (dumbbell 10 Mb/s, 20 ms, 100-packet buffer, NewReno, 1000 B segments, an ACK per "
          "segment; packets forwarded per second of event loop, each link crossing counted):", "",
-         "| flows | simulated s | tcplab | ns-2.35 | tcplab / ns-2 | instructions / packet | events / packet |",
-         "|---|---|---|---|---|---|---|"]
+         "| flows | simulated s | tcplab | ns-2.35 | tcplab / ns-2 | instructions / packet | events / packet | "
+         "set-up s, tcplab / ns-2 |",
+         "|---|---|---|---|---|---|---|---|"]
     for r in res["event_loop"]:
         t = r["tcplab"]
         rate = t["packets_forwarded"] / t["loop_seconds"]
@@ -194,8 +195,10 @@ def report(res: dict) -> str:
         ns_rate = ns["packets_forwarded"] / ns["loop_seconds"] if ns else None
         cg = r.get("callgrind")
         counts = f"{cg['instructions_per_packet']:.0f} | {cg['events_per_packet']:.3f}" if cg else "– | –"
+        ns_setup = f"{ns['setup_seconds']:.2f}" if ns else "–"
         L.append(f"| {r['flows']} | {r['duration']:g} | {fmt_rate(rate)} | "
-                 f"{fmt_rate(ns_rate) if ns else '–'} | {f'{rate / ns_rate:.1f}×' if ns else '–'} | {counts} |")
+                 f"{fmt_rate(ns_rate) if ns else '–'} | {f'{rate / ns_rate:.1f}×' if ns else '–'} | {counts} | "
+                 f"{t['setup_seconds']:.3f} / {ns_setup} |")
     w = res["whole_process"]
     L += ["", "**Whole process** (`tcplab run` from the shell against the `ns` process, 100 flows, "
           f"{w['duration']:g} s simulated):", "",
