@@ -97,7 +97,7 @@ def _serve(conn, stderr_path: str) -> None:
     os.dup2(fd, 2)
     resource.setrlimit(resource.RLIMIT_AS, (CHILD_ADDRESS_SPACE, CHILD_ADDRESS_SPACE))
     from tcplab import _core
-    from tcplab.run import run
+    from tcplab.results import run
     from tcplab.scenario import ScenarioError, normalise
 
     while True:

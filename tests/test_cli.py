@@ -237,3 +237,26 @@ def test_the_terminal_summary_of_a_large_run_is_bounded_and_keeps_the_busiest_li
     hidden = busy[~(busy["src"] + "->" + busy["dst"]).isin(shown)]
     assert (hidden["arrivals"] <= least_shown).all()
     assert " more " not in summary_text(res, limit=200)
+
+
+def test_commands_that_need_no_data_frames_start_without_pandas():
+    """Importing tcplab, checking a scenario and listing algorithms do not import pandas (half
+    a second and 100 MB); `tcplab.run` still works, imported on first use."""
+    probe = (
+        "import sys, runpy\n"
+        "import tcplab\n"
+        "assert 'pandas' not in sys.modules, 'import tcplab'\n"
+        f"sys.argv = ['tcplab', 'validate', {str(ROOT / 'examples' / 'dumbbell.toml')!r}]\n"
+        "try:\n"
+        "    runpy.run_module('tcplab.cli', run_name='__main__')\n"
+        "except SystemExit as e:\n"
+        "    assert not e.code, e.code\n"
+        "assert 'pandas' not in sys.modules, 'tcplab validate'\n"
+        "from tcplab import run, Results\n"
+        "assert 'pandas' in sys.modules and callable(run) and tcplab.Results is Results\n"
+    )
+    p = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert "run" in dir(tcplab)
+    with pytest.raises(AttributeError):
+        tcplab.no_such_thing

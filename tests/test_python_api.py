@@ -7,7 +7,7 @@ import pytest
 
 import tcplab
 from tcplab import Scenario, ScenarioError
-from tcplab.run import TABLES
+from tcplab.results import TABLES
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

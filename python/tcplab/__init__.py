@@ -6,7 +6,26 @@ from Python. Start with :func:`run` and :class:`Scenario`.
 from tcplab._core import ScenarioError, SimulationError, algorithms
 from tcplab.outdir import OutputError, OutputRefused
 from tcplab.scenario import Scenario, load_scenario, normalise
-from tcplab.run import Results, run
+
+# `run` and `Results` bring pandas (about half a second and 100 MB): they are imported on
+# first use, so that the core, scenario checking and the command line's other commands
+# start without it.
+_LAZY = {"run": "tcplab.results", "Results": "tcplab.results"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'tcplab' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "OutputError",

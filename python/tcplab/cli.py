@@ -131,7 +131,7 @@ _PLOT_NEEDS_SERIES = "--plot needs time series: set sim.sample_interval in the s
 
 
 def cmd_run(args) -> int:
-    from tcplab.run import Results, run
+    from tcplab.results import Results, run
     from tcplab.scenario import load_scenario
 
     spec = load_scenario(args.scenario)

@@ -13,7 +13,7 @@ from collections import deque
 
 import pandas as pd
 
-from tcplab.run import Results, run
+from tcplab.results import Results, run
 from tcplab.scenario import normalise
 
 

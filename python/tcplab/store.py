@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tcplab import _core
 from tcplab.memory import peak_rss_bytes
-from tcplab.run import Results
+from tcplab.results import Results
 from tcplab.scenario import normalise
 
 

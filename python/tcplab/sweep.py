@@ -28,7 +28,7 @@ def simulate(spec: dict, seed: int, wall_limit: float | None):
     """Run one simulation in a worker. Never raises: returns (results, error, wall seconds)."""
     t0 = time.time()
     try:
-        from tcplab.run import run
+        from tcplab.results import run
 
         return run(spec, seed=seed, wall_limit=wall_limit), None, time.time() - t0
     except BaseException as e:  # noqa: BLE001 - every failure is recorded, none is lost
