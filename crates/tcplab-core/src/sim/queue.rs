@@ -44,9 +44,18 @@ impl Key {
     }
 }
 
+/// Events further ahead than this go to the far heap.
+const NEAR: Time = 50_000_000;
+
 /// Events ordered by time, then by insertion sequence (FIFO among equal times).
+///
+/// Two heaps: packets' arrivals within the next 50 ms, and everything later (mostly the
+/// retransmission timer of every flow). A pop takes the smaller of the two tops, so the
+/// order is exactly that of one heap, but the near heap, where nearly every event passes,
+/// stays as small as the number of busy links instead of growing with the number of flows.
 pub struct EventQueue<E> {
     heap: BinaryHeap<Entry<E>>,
+    far: BinaryHeap<Entry<E>>,
     seq: u64,
     now: Time,
     popped: u64,
@@ -62,6 +71,7 @@ impl<E> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
             heap: BinaryHeap::new(),
+            far: BinaryHeap::new(),
             seq: 0,
             now: 0,
             popped: 0,
@@ -78,11 +88,11 @@ impl<E> EventQueue<E> {
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() + self.far.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.heap.is_empty() && self.far.is_empty()
     }
 
     /// Schedule `ev` at absolute time `at` (never before now).
@@ -106,10 +116,15 @@ impl<E> EventQueue<E> {
     /// Schedule `ev` at the place `key` took.
     #[inline]
     pub fn schedule_key(&mut self, key: Key, ev: impl Into<E>) {
-        self.heap.push(Entry {
+        let entry = Entry {
             key: key.0,
             ev: ev.into(),
-        });
+        };
+        if key.time() < self.now.saturating_add(NEAR) {
+            self.heap.push(entry);
+        } else {
+            self.far.push(entry);
+        }
     }
 
     /// Schedule a component's own event at `at`; it is wrapped into the queue's event type
@@ -120,11 +135,20 @@ impl<E> EventQueue<E> {
     }
 
     /// Pop the next event if it is not later than `limit`.
+    #[inline]
     pub fn pop_until(&mut self, limit: Time) -> Option<(Time, E)> {
-        if self.heap.peek()?.time() > limit {
+        let near = self.heap.peek().map(|e| e.key);
+        let far = self.far.peek().map(|e| e.key);
+        let from_far = match (near, far) {
+            (Some(n), Some(f)) => f < n,
+            (None, Some(_)) => true,
+            (_, None) => false,
+        };
+        let heap = if from_far { &mut self.far } else { &mut self.heap };
+        if heap.peek()?.time() > limit {
             return None;
         }
-        let e = self.heap.pop()?;
+        let e = heap.pop()?;
         let time = e.time();
         self.now = time;
         self.popped += 1;
@@ -171,6 +195,41 @@ mod tests {
         }
         assert_eq!(out, vec!["a", "a2", "b", "c"]);
         assert_eq!((k1.time(), k1 < k2), (10, true));
+    }
+
+    #[test]
+    fn near_and_far_events_pop_in_the_order_of_one_heap() {
+        use crate::sim::Rng;
+        use std::cmp::Reverse;
+        let mut r = Rng::from_seed(9);
+        let mut q = EventQueue::new();
+        let mut reference = BinaryHeap::new();
+        let mut seq = 0u64;
+        for step in 0..100_000u64 {
+            for _ in 0..r.next_u64() % 3 {
+                // Around the 50 ms boundary, at the same time, and far timers.
+                let dt = match r.next_u64() % 8 {
+                    0 => 0,
+                    1 => NEAR - 1 + r.next_u64() % 3,
+                    2 => 200_000_000 + r.next_u64() % 3_000_000_000,
+                    _ => r.next_u64() % 2 * NEAR,
+                };
+                let at = q.now() + dt;
+                seq += 1;
+                q.schedule(at, step);
+                reference.push(Reverse((at, seq, step)));
+            }
+            let limit = q.now() + r.next_u64() % (3 * NEAR);
+            let expected = reference
+                .peek()
+                .filter(|Reverse((t, _, _))| *t <= limit)
+                .map(|Reverse((t, _, e))| (*t, *e));
+            assert_eq!(q.pop_until(limit), expected, "step {step}");
+            if expected.is_some() {
+                reference.pop();
+            }
+            assert_eq!(q.len(), reference.len());
+        }
     }
 
     #[test]
