@@ -40,21 +40,18 @@ BEGIN, END = "<!-- bench:begin (written by make bench) -->", "<!-- bench:end -->
 
 def dumbbell(flows: int, duration: float, *, rate="10Mbps", delay="20ms", queue=100, access_delay="1ms",
              access_rate="100Mbps", access_queue=1000, mss=1000, pairs: int | None = None, rwnd=None) -> dict:
-    tcp = {"mss": mss}
-    if rwnd:
-        tcp["rwnd"] = rwnd
+    """The benchmark's dumbbell without time series: one flow per host pair, or `flows` flows
+    between the first pair when `pairs` is given."""
+    from tcplab.scenario import Scenario
+
+    tcp = {"mss": mss, **({"rwnd": rwnd} if rwnd else {})}
     pairs = flows if pairs is None else pairs
-    flow = ({"src": "s{i}", "dst": "d{i}", "count": flows, "tcp": tcp} if pairs == flows
-            else {"src": "s0", "dst": "d0", "count": flows, "tcp": tcp})
-    return {
-        "sim": {"duration": duration, "sample_interval": 0},
-        "dumbbell": {
-            "pairs": pairs,
-            "bottleneck": {"rate": rate, "delay": delay, "queue": queue},
-            "access": {"rate": access_rate, "delay": access_delay, "queue": access_queue},
-        },
-        "flows": [flow],
-    }
+    ends = ("s{i}", "d{i}") if pairs == flows else ("s0", "d0")
+    return (Scenario(duration=duration, sample_interval=0)
+            .dumbbell(pairs, bottleneck=dict(rate=rate, delay=delay, queue=queue),
+                      access=dict(rate=access_rate, delay=access_delay, queue=access_queue))
+            .flow(src=ends[0], dst=ends[1], count=flows, tcp=tcp)
+            .to_dict())
 
 
 def gigabit(duration: float) -> dict:

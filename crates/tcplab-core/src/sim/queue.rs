@@ -2,17 +2,10 @@ use super::Time;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-/// An event and its place in the order: time in the high 64 bits, insertion sequence in
-/// the low ones, so that one integer comparison orders by time and then FIFO.
+/// An event and its place in the order.
 struct Entry<E> {
-    key: u128,
+    key: Key,
     ev: E,
-}
-
-impl<E> Entry<E> {
-    fn time(&self) -> Time {
-        (self.key >> 64) as Time
-    }
 }
 
 impl<E> PartialEq for Entry<E> {
@@ -34,7 +27,8 @@ impl<E> Ord for Entry<E> {
     }
 }
 
-/// A place in the event order (time, then insertion sequence); see [`EventQueue::key`].
+/// A place in the event order: time in the high 64 bits, insertion sequence in the low ones,
+/// so that one integer comparison orders by time and then FIFO; see [`EventQueue::key`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Key(u128);
 
@@ -54,7 +48,7 @@ const NEAR: Time = 50_000_000;
 /// order is exactly that of one heap, but the near heap, where nearly every event passes,
 /// stays as small as the number of busy links instead of growing with the number of flows.
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Entry<E>>,
+    near: BinaryHeap<Entry<E>>,
     far: BinaryHeap<Entry<E>>,
     seq: u64,
     now: Time,
@@ -70,7 +64,7 @@ impl<E> Default for EventQueue<E> {
 impl<E> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
-            heap: BinaryHeap::new(),
+            near: BinaryHeap::new(),
             far: BinaryHeap::new(),
             seq: 0,
             now: 0,
@@ -88,11 +82,11 @@ impl<E> EventQueue<E> {
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len() + self.far.len()
+        self.near.len() + self.far.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty() && self.far.is_empty()
+        self.near.is_empty() && self.far.is_empty()
     }
 
     /// Schedule `ev` at absolute time `at` (never before now).
@@ -116,12 +110,9 @@ impl<E> EventQueue<E> {
     /// Schedule `ev` at the place `key` took.
     #[inline]
     pub fn schedule_key(&mut self, key: Key, ev: impl Into<E>) {
-        let entry = Entry {
-            key: key.0,
-            ev: ev.into(),
-        };
+        let entry = Entry { key, ev: ev.into() };
         if key.time() < self.now.saturating_add(NEAR) {
-            self.heap.push(entry);
+            self.near.push(entry);
         } else {
             self.far.push(entry);
         }
@@ -137,19 +128,19 @@ impl<E> EventQueue<E> {
     /// Pop the next event if it is not later than `limit`.
     #[inline]
     pub fn pop_until(&mut self, limit: Time) -> Option<(Time, E)> {
-        let near = self.heap.peek().map(|e| e.key);
+        let near = self.near.peek().map(|e| e.key);
         let far = self.far.peek().map(|e| e.key);
         let from_far = match (near, far) {
             (Some(n), Some(f)) => f < n,
             (None, Some(_)) => true,
             (_, None) => false,
         };
-        let heap = if from_far { &mut self.far } else { &mut self.heap };
-        if heap.peek()?.time() > limit {
+        let heap = if from_far { &mut self.far } else { &mut self.near };
+        if heap.peek()?.key.time() > limit {
             return None;
         }
         let e = heap.pop()?;
-        let time = e.time();
+        let time = e.key.time();
         self.now = time;
         self.popped += 1;
         Some((time, e.ev))
