@@ -1,5 +1,4 @@
-use crate::sim::{Key, Rng, Time};
-use std::collections::VecDeque;
+use crate::sim::{Fifo, Key, Rng, Time};
 
 /// What happened to a packet offered to a link direction.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -53,10 +52,10 @@ pub struct LinkDir {
     /// `enqueue`.
     tx_cache: [(u32, Time); 2],
     busy_until: Time,
-    departures: VecDeque<Time>,
+    departures: Fifo<Time>,
     /// Packets on their way to the far end (not lost), earliest first, with their place in
     /// the event order.
-    in_transit: VecDeque<(Key, u32)>,
+    in_transit: Fifo<(Key, u32)>,
     /// Accepted, not lost, not yet at the far end (queued, in service or propagating).
     pub in_system: u64,
     pub arrivals: u64,
@@ -80,8 +79,8 @@ impl LinkDir {
             rng,
             tx_cache: [(u32::MAX, 0); 2],
             busy_until: 0,
-            departures: VecDeque::new(),
-            in_transit: VecDeque::new(),
+            departures: Fifo::new(),
+            in_transit: Fifo::new(),
             in_system: 0,
             arrivals: 0,
             delivered: 0,
@@ -110,13 +109,7 @@ impl LinkDir {
 
     /// Packets in the queue system (waiting + being transmitted) at `now`.
     pub fn occupancy(&mut self, now: Time) -> usize {
-        while let Some(&end) = self.departures.front() {
-            if end <= now {
-                self.departures.pop_front();
-            } else {
-                break;
-            }
-        }
+        self.departures.pop_front_while(|end| end <= now);
         self.departures.len()
     }
 
@@ -129,6 +122,7 @@ impl LinkDir {
     }
 
     /// Offer a packet of `bytes` at `now`.
+    #[inline(always)]
     pub fn enqueue(&mut self, now: Time, bytes: u32) -> Enqueue {
         self.arrivals += 1;
         if self.occupancy(now) >= self.limit as usize {
@@ -154,7 +148,7 @@ impl LinkDir {
     /// (its arrival is the one to schedule).
     #[inline]
     pub fn push_transit(&mut self, key: Key, p: u32) -> bool {
-        debug_assert!(self.in_transit.back().is_none_or(|&(k, _)| k < key), "FIFO order");
+        debug_assert!(self.in_transit.back().is_none_or(|(k, _)| k < key), "FIFO order");
         self.in_transit.push_back((key, p));
         self.in_transit.len() == 1
     }
@@ -164,7 +158,7 @@ impl LinkDir {
     #[inline]
     pub fn pop_transit(&mut self) -> (u32, Option<Key>) {
         let (_, p) = self.in_transit.pop_front().expect("a packet in transit");
-        (p, self.in_transit.front().map(|&(k, _)| k))
+        (p, self.in_transit.front().map(|(k, _)| k))
     }
 
     /// A packet reached the far end.

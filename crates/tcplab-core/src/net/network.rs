@@ -172,20 +172,26 @@ impl Network {
         self.attached[f as usize].in_flight -= 1;
     }
 
+    #[inline(always)]
     fn offer(&mut self, now: Time, hop: u32, p: u32, q: &mut Queue) {
         let size = self.pool.get(p).size;
-        if let Some(l) = self.links.get_mut(hop as usize) {
-            match l.enqueue(now, size) {
-                Enqueue::Arrives(at) => {
-                    let key = q.key(at);
-                    if l.push_transit(key, p) {
-                        q.schedule_key(key, NetEv::LinkArrive(hop));
-                    }
+        let Some(l) = self.links.get_mut(hop as usize) else {
+            return self.offer_lan(now, hop, p, size, q);
+        };
+        match l.enqueue(now, size) {
+            Enqueue::Arrives(at) => {
+                let key = q.key(at);
+                if l.push_transit(key, p) {
+                    q.schedule_key(key, NetEv::LinkArrive(hop));
                 }
-                Enqueue::QueueDrop | Enqueue::Lost => self.release(p),
             }
-            return;
+            Enqueue::QueueDrop | Enqueue::Lost => self.release(p),
         }
+    }
+
+    // Out of line: links are the hot path, and inlining this made every offer slower.
+    #[inline(never)]
+    fn offer_lan(&mut self, now: Time, hop: u32, p: u32, size: u32, q: &mut Queue) {
         let h = self.lan_hops[hop as usize - self.links.len()];
         match self.lans[h.lan as usize].enqueue(now, h.iface, p, size) {
             LanEnqueue::Transmitting(end) => q.at(end, NetEv::LanTxEnd(h.lan)),
@@ -253,10 +259,7 @@ impl Network {
         let next = path.get(next_hop).copied();
         match self.links.get_mut(hop as usize) {
             Some(l) => l.on_delivered(),
-            None => {
-                let h = self.lan_hops[hop as usize - self.links.len()];
-                self.lans[h.lan as usize].on_delivered(h.iface);
-            }
+            None => self.lan_delivered(hop),
         }
         let delivered = match next {
             Some(next) => {
@@ -274,6 +277,12 @@ impl Network {
             packet: pkt,
             delivered,
         }
+    }
+
+    #[inline(never)]
+    fn lan_delivered(&mut self, hop: u32) {
+        let h = self.lan_hops[hop as usize - self.links.len()];
+        self.lans[h.lan as usize].on_delivered(h.iface);
     }
 
     /// Packets that reached the far end of a link direction or left a LAN interface.

@@ -2,12 +2,14 @@
 //! (one variant per component) and the loop.
 mod dist;
 mod event;
+mod fifo;
 mod kernel;
 mod queue;
 mod rng;
 
 pub use dist::Dist;
 pub use event::{Ev, Queue};
+pub use fifo::Fifo;
 pub use kernel::{Dispatch, Kernel, Reporter};
 pub use queue::{EventQueue, Key};
 pub use rng::Rng;

@@ -29,7 +29,7 @@ impl<E> Ord for Entry<E> {
 
 /// A place in the event order: time in the high 64 bits, insertion sequence in the low ones,
 /// so that one integer comparison orders by time and then FIFO; see [`EventQueue::key`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Key(u128);
 
 impl Key {
