@@ -3,8 +3,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from pandas.testing import assert_frame_equal
 
 import tcplab
+from tcplab.results import TABLES
+from tcplab.scenario import to_toml
 from cli_support import TINY, main, one_line_error
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -241,7 +244,8 @@ def test_the_terminal_summary_of_a_large_run_is_bounded_and_keeps_the_busiest_li
 
 def test_commands_that_need_no_data_frames_start_without_pandas():
     """Importing tcplab, checking a scenario and listing algorithms do not import pandas (half
-    a second and 100 MB); `tcplab.run` still works, imported on first use."""
+    a second and 100 MB); `tcplab.run` still works, imported on first use, and brings pandas
+    for its DataFrames."""
     probe = (
         "import sys, runpy\n"
         "import tcplab\n"
@@ -253,10 +257,90 @@ def test_commands_that_need_no_data_frames_start_without_pandas():
         "    assert not e.code, e.code\n"
         "assert 'pandas' not in sys.modules, 'tcplab validate'\n"
         "from tcplab import run, Results\n"
-        "assert 'pandas' in sys.modules and callable(run) and tcplab.Results is Results\n"
+        "assert 'pandas' not in sys.modules and callable(run) and tcplab.Results is Results\n"
+        "assert len(run({'sim': {'duration': 1}, 'nodes': [{'name': 'a'}, {'name': 'b'}], "
+        "'links': [{'a': 'a', 'b': 'b', 'rate': 1e6, 'delay': 0.01}], 'flows': [{'src': 'a', 'dst': 'b'}]}).flows) == 1\n"
+        "assert 'pandas' in sys.modules\n"
     )
     p = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr[-2000:]
     assert "run" in dir(tcplab)
     with pytest.raises(AttributeError):
         tcplab.no_such_thing
+
+
+DATA_FRAME_MODULES = ("numpy", "pandas", "pyarrow")
+
+
+def test_tcplab_run_from_the_shell_imports_neither_numpy_nor_pandas_nor_pyarrow(tmp_path):
+    """`tcplab run` keeps the tables as the Parquet files the core wrote and prints the summary
+    from the rows the core picked: the same text as from the DataFrames, and loadable results."""
+    spec = {"sim": {"duration": 2},
+            "dumbbell": {"pairs": 4, "bottleneck": {"rate": "10Mbps", "delay": "5ms", "queue": 20},
+                         "access": {"rate": "100Mbps", "delay": "1ms"}},
+            "flows": [{"name": "f{i}", "src": "s{i}", "dst": "d{i}", "count": 4}]}
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(to_toml(spec))
+    out = tmp_path / "out"
+    probe = (
+        "import sys\n"
+        "from tcplab.cli import main\n"
+        f"status = main(['run', {str(scenario)!r}, '--out', {str(out)!r}])\n"
+        f"loaded = sorted(m for m in sys.modules if m.split('.')[0] in {DATA_FRAME_MODULES!r})\n"
+        "print('modules:', loaded)\n"
+        "sys.exit(status)\n"
+    )
+    p = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr[-2000:]
+    text = p.stdout.rpartition("\nresults written to ")[0]
+    assert p.stdout.rstrip().endswith("modules: []"), p.stdout[-500:]
+    res = tcplab.Results.load(out)
+    eager = tcplab.run(spec, seed=1)
+    eager.summary = res.summary  # the wall times differ between runs
+    from tcplab.cli import summary_text
+
+    assert text == summary_text(eager) + "\n"
+    for name in TABLES:
+        loaded, ran = getattr(res, name), getattr(eager, name)
+        if loaded.shape == (0, 0):  # tables without rows of what a run did not have are not saved
+            assert ran.empty and name in ("lans", "parallel_intervals", "generators")
+            continue
+        assert_frame_equal(loaded, ran, check_dtype=True)
+
+
+SUMMARY_SPEC = {"sim": {"duration": 0.5},
+                "dumbbell": {"pairs": 30, "bottleneck": {"rate": "10Mbps", "delay": "5ms", "queue": 50},
+                             "access": {"rate": "100Mbps", "delay": "1ms"}},
+                "flows": [{"name": "f{i}", "src": "s{i}", "dst": "d{i}", "count": 30}]}
+
+
+@pytest.mark.parametrize("limit", [0, 1, 3, 25, 200])
+def test_the_summary_from_the_cores_previews_equals_the_summary_from_the_data_frames(limit):
+    """Equal links tie (every pair carries the same flow): the core breaks ties like pandas'
+    nlargest(keep="first")."""
+    from tcplab.cli import summary_text
+    from tcplab.results import run
+
+    previews = {"flows": (limit, None), "links": (limit, "arrivals")}
+    lazy = run(SUMMARY_SPEC, seed=1, lazy=True, previews=previews)
+    assert lazy.preview("flows") is not None and lazy.preview("links") is not None
+    from_previews = summary_text(lazy, limit=limit)
+    eager = run(SUMMARY_SPEC, seed=1)
+    eager.summary = lazy.summary
+    assert from_previews == summary_text(eager, limit=limit)
+    lazy.flows, lazy.links  # now the tables: the previews are no longer used
+    assert lazy.preview("flows") is None and lazy.preview("links") is None
+    assert summary_text(lazy, limit=limit) == from_previews
+    links = eager.links[eager.links["arrivals"] > 0]
+    if 0 < limit < len(links):
+        assert links["arrivals"].duplicated().any(), "the scenario should have ties"
+
+
+def test_a_preview_of_another_size_or_rule_is_not_used():
+    from tcplab.cli import summary_text
+    from tcplab.results import run
+
+    lazy = run(SUMMARY_SPEC, seed=1, lazy=True, previews={"flows": (5, None), "links": (5, "departures")})
+    eager = run(SUMMARY_SPEC, seed=1)
+    eager.summary = lazy.summary
+    assert summary_text(lazy, limit=3) == summary_text(eager, limit=3)

@@ -11,7 +11,6 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 import tcplab
@@ -177,6 +176,49 @@ def test_a_killed_save_leaves_a_work_directory_that_the_next_save_removes(tmp_pa
     assert sorted(os.listdir(tmp_path)) == sorted(["b", live.name, other_host.name, foreign.name])
 
 
+KILLED_RUN = textwrap.dedent("""
+    import os, signal, sys
+    from tcplab import cli, outdir
+    real = outdir._write
+    calls = []
+    def dies(path, data):
+        calls.append(path)
+        if len(calls) == 2:
+            os.kill(os.getpid(), signal.SIGKILL)
+        real(path, data)
+    outdir._write = dies
+    cli.main(["run", sys.argv[1], "--out", sys.argv[2]])
+""")
+
+
+def test_a_run_killed_while_writing_its_parquet_bytes_leaves_nothing_a_later_run_keeps(tmp_path):
+    s = tmp_path / "s.toml"
+    s.write_text(TINY)
+    out = tmp_path / "out"
+    p = subprocess.run([sys.executable, "-c", KILLED_RUN, str(s), str(out)], capture_output=True, text=True)
+    assert p.returncode == -signal.SIGKILL, p.stderr
+    assert not out.exists()
+    assert [n for n in os.listdir(tmp_path) if n.startswith(".tcplab-tmp-")]
+    p = subprocess.run([sys.executable, "-m", "tcplab.cli", "run", str(s), "--out", str(out)],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert sorted(os.listdir(tmp_path)) == ["out", "s.toml"]
+    assert len(tcplab.Results.load(out).flows) == 1
+
+
+def failing_tables(monkeypatch, fail) -> None:
+    """Make writing a table file call ``fail(path)`` instead, whoever writes it (`tcplab run`
+    writes the core's Parquet bytes, a saved DataFrame goes through pandas)."""
+    real = outdir._write
+
+    def write(path, data):
+        if path.name.endswith(".parquet"):
+            fail(path)
+        real(path, data)
+
+    monkeypatch.setattr(outdir, "_write", write)
+
+
 def test_disk_full_while_saving_is_one_line_exit_1_after_the_summary(tmp_path, monkeypatch, capsys):
     s = tmp_path / "s.toml"
     s.write_text(TINY)
@@ -184,10 +226,10 @@ def test_disk_full_while_saving_is_one_line_exit_1_after_the_summary(tmp_path, m
     assert main(capsys, "run", s, "--out", out)[0] == 0
     before = tree(out)
 
-    def full(self, path, **kw):
+    def full(path):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
 
-    monkeypatch.setattr(pd.DataFrame, "to_parquet", full)
+    failing_tables(monkeypatch, full)
     status, stdout, err = main(capsys, "run", s, "--out", out)
     assert status == 1 and one_line_error(err), err
     assert err == f"error: {out}: cannot write the results: no space left on the device\n"
@@ -199,11 +241,11 @@ def test_memory_and_permission_errors_while_saving_exit_1(tmp_path, monkeypatch,
     s = tmp_path / "s.toml"
     s.write_text(TINY)
 
-    def no_memory(self, path, **kw):
+    def no_memory(path):
         raise MemoryError()
 
     with monkeypatch.context() as m:
-        m.setattr(pd.DataFrame, "to_parquet", no_memory)
+        failing_tables(m, no_memory)
         status, _, err = main(capsys, "run", s, "--out", tmp_path / "out")
     assert status == 1 and err == f"error: {tmp_path / 'out'}: not enough memory to write the results\n"
 

@@ -341,13 +341,14 @@ def test_progress_is_reported_and_an_exception_in_it_stops_the_run():
 
 
 def test_progress_printed_on_stderr(capsys):
-    spec = (tcplab.Scenario(duration=400)
+    # Progress is printed after a wall-clock second: the run must take longer than that.
+    spec = (tcplab.Scenario(duration=1000)
             .dumbbell(pairs=8, bottleneck=dict(rate="100Mbps", delay="10ms", queue=100),
                       access=dict(rate="1Gbps", delay="1ms", queue=1000))
             .flow(src="s{i}", dst="d{i}", count=8))
     tcplab.run(spec, progress=True)
     err = capsys.readouterr().err
-    assert "simulated" in err and "of 400.0 s" in err
+    assert "simulated" in err and "of 1000.0 s" in err
 
 
 def test_a_panic_in_the_core_becomes_a_simulation_error():
@@ -357,3 +358,73 @@ def test_a_panic_in_the_core_becomes_a_simulation_error():
         _core._panic_in_core("boom at t=3")
     # the interpreter and the extension still work afterwards
     assert "newreno" in _core.algorithms()
+
+
+def lazy_and_eager(spec, seed=2):
+    from tcplab.results import run
+
+    return run(spec, seed=seed, lazy=True), run(spec, seed=seed)
+
+
+def test_a_lazy_run_has_the_same_tables_and_saves_the_cores_files_as_they_are(tmp_path):
+    lazy, eager = lazy_and_eager(small().pcap("r1", "r2"))
+    parquet = {name: data for name, (data, _) in lazy._parquet.items()}
+    out = lazy.save(tmp_path / "lazy")
+    for name in ("flows", "links", "flow_ts", "link_ts", "events"):
+        assert (out / f"{name}.parquet").read_bytes() == parquet[name]
+    assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in eager.save(tmp_path / "eager").iterdir())
+    assert (out / "summary.json").read_text() == json.dumps(lazy.summary, indent=2)
+    assert (out / "r1-r2.pcap").read_bytes() == eager.pcaps["r1-r2"]
+    for name in TABLES:
+        pd.testing.assert_frame_equal(getattr(lazy, name), getattr(eager, name), check_dtype=True)
+    for directory in (out, tmp_path / "eager"):
+        for loaded in (tcplab.Results.load(directory), tcplab.Results.load(directory, lazy=True)):
+            for name in ("flows", "links", "flow_ts", "link_ts", "events"):
+                pd.testing.assert_frame_equal(getattr(loaded, name), getattr(eager, name), check_dtype=True)
+            assert loaded.lans.empty and loaded.pcaps == eager.pcaps
+
+
+def test_a_table_used_after_a_lazy_run_is_saved_as_changed(tmp_path):
+    lazy, _ = lazy_and_eager(small())
+    lazy.flows["note"] = "changed"
+    lazy.links = lazy.links.iloc[:0]  # replaced before it was read
+    back = tcplab.Results.load(lazy.save(tmp_path / "res"))
+    assert (back.flows["note"] == "changed").all() and back.links.empty and len(back.links.columns) == 14
+    pd.testing.assert_frame_equal(back.events, lazy.events)
+
+
+def test_optional_tables_of_a_lazy_run_are_saved_when_they_have_rows(tmp_path):
+    lan = {"sim": {"duration": 1}, "nodes": [{"name": "a"}, {"name": "b"}],
+           "lans": [{"name": "l", "members": ["a", "b"], "rate": "10Mb/s"}],
+           "flows": [{"src": "a", "dst": "b"}]}
+    lazy, eager = lazy_and_eager(lan)
+    names = sorted(p.name for p in lazy.save(tmp_path / "lazy").iterdir())
+    assert "lans.parquet" in names and "generators.parquet" not in names
+    assert names == sorted(p.name for p in eager.save(tmp_path / "eager").iterdir())
+    pd.testing.assert_frame_equal(tcplab.Results.load(tmp_path / "lazy").lans, eager.lans, check_dtype=True)
+
+
+def test_a_lazy_run_pickles_with_its_tables(tmp_path):
+    import pickle
+
+    lazy, eager = lazy_and_eager(small())
+    back = pickle.loads(pickle.dumps(lazy))
+    for name in TABLES:
+        pd.testing.assert_frame_equal(getattr(back, name), getattr(eager, name))
+    assert back.preview("flows") is None
+    back.save(tmp_path / "res")
+    assert len(tcplab.Results.load(tmp_path / "res").flows) == len(eager.flows)
+
+
+def test_previews_need_a_lazy_run():
+    from tcplab.results import run
+
+    with pytest.raises(ValueError, match="lazy"):
+        run(small(), previews={"flows": (3, None)})
+    assert run(small(), lazy=True).preview("flows") is None
+    r = run(small(), lazy=True, previews={"flows": (3, None)})
+    p = r.preview("flows")
+    assert p["limit"] == 3 and p["more"] == 0 and [row["flow"] for row in p["rows"]] == [0, 1]
+    r = run(small(), lazy=True, previews={"flows": (1, None)})
+    assert r.preview("flows")["more"] == 1 and [row["flow"] for row in r.preview("flows")["rows"]] == [0]
+    assert r.preview("flows")["columns"] == list(r.flows.columns)

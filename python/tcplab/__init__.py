@@ -7,9 +7,9 @@ from tcplab._core import ScenarioError, SimulationError, algorithms
 from tcplab.outdir import OutputError, OutputRefused
 from tcplab.scenario import Scenario, load_scenario, normalise
 
-# `run` and `Results` bring pandas (about half a second and 100 MB): they are imported on
-# first use, so that the core, scenario checking and the command line's other commands
-# start without it.
+# `run` and `Results` are imported on first use; they import pandas (about half a second
+# and 100 MB) only when a table is made into a DataFrame, so that `tcplab run`, scenario
+# checking and the command line's other commands start without it.
 _LAZY = {"run": "tcplab.results", "Results": "tcplab.results"}
 
 

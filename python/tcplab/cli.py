@@ -22,21 +22,40 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"error: {message} (see {self.prog} --help)\n")
 
 
+class _VersionAction(argparse.Action):
+    """--version, with the text made only when asked for (importlib.metadata takes ~10 ms)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(version_text())
+        parser.exit()
+
+
 def _fmt_table(rows: list[list[str]], header: list[str]) -> str:
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
     line = lambda r: "  ".join(str(x).rjust(w) if i else str(x).ljust(w) for i, (x, w) in enumerate(zip(r, widths)))
     return "\n".join([line(header), line(["-" * w for w in widths])] + [line(r) for r in rows])
 
 
-def _rows(table, columns: list[str], limit: int, keep=None, busiest: str | None = None):
-    """Up to ``limit`` rows of a result table (which may be empty, with or without columns)
-    as records, and how many more there are. ``keep`` filters the rows; with more rows than
-    the limit, ``busiest`` picks those with the largest values of that column (in table
-    order)."""
+def _rows(res, name: str, columns: list[str], limit: int, busiest: str | None = None):
+    """Up to ``limit`` rows of the result table ``name`` (which may be empty, with or without
+    columns) as records, and how many more there are. With ``busiest``, only rows with a
+    positive value in that column count, and with more of them than the limit, those with
+    the largest values are kept (in table order). A lazy run's preview of the table, picked
+    by the core by the same rule, is used when it is the one asked for: then pandas is not
+    needed."""
+    preview = getattr(res, "preview", lambda _: None)(name)
+    if preview is not None and preview["limit"] == limit and preview["busiest"] == busiest:
+        if not set(columns) <= set(preview["columns"]):
+            return [], 0
+        return [{c: r[c] for c in columns} for r in preview["rows"]], preview["more"]
+    table = getattr(res, name)
     if table is None or table.empty or not set(columns) <= set(table.columns):
         return [], 0
-    if keep is not None:
-        table = table[keep(table)]
+    if busiest is not None:
+        table = table[table[busiest] > 0]
     more = max(0, len(table) - limit)
     if more and busiest is not None:
         table = table.loc[table[busiest].nlargest(limit, keep="first").index.sort_values()]
@@ -49,13 +68,15 @@ SUMMARY_ROWS = 25
 _FLOW_COLUMNS = ["name", "cc_final", "transport", "goodput_bps", "segments_sent", "retransmits",
                  "fast_retransmits", "timeouts", "completion_time"]
 _LINK_COLUMNS = ["src", "dst", "rate_bps", "utilisation", "arrivals", "drops_queue", "drops_loss"]
+# What `tcplab run` asks the core to pick for the summary (see _rows), so that it needs no pandas.
+_SUMMARY_PREVIEWS = {"flows": (SUMMARY_ROWS, None), "links": (SUMMARY_ROWS, "arrivals")}
 
 
 def summary_text(res, limit: int = SUMMARY_ROWS) -> str:
     """Per-flow and per-link summary tables of one run (a table without rows is left out):
     the first ``limit`` flows and the ``limit`` busiest links, with a line saying how many
     more are in the results."""
-    flows, more_flows = _rows(res.flows, _FLOW_COLUMNS, limit)
+    flows, more_flows = _rows(res, "flows", _FLOW_COLUMNS, limit)
     rows = [
         [
             r["name"],
@@ -75,7 +96,7 @@ def summary_text(res, limit: int = SUMMARY_ROWS) -> str:
         if more_flows:
             out.append(f"... and {more_flows} more flows (all of them are in flows.parquet)")
         out.append("")
-    links, more_links = _rows(res.links, _LINK_COLUMNS, limit, keep=lambda t: t["arrivals"] > 0, busiest="arrivals")
+    links, more_links = _rows(res, "links", _LINK_COLUMNS, limit, busiest="arrivals")
     lrows = [
         [
             f"{r['src']}->{r['dst']}",
@@ -142,7 +163,7 @@ def cmd_run(args) -> int:
     if args.plot and not (isinstance(sim, dict) and sim.get("sample_interval")):
         raise UsageError(_PLOT_NEEDS_SERIES)
     # Progress on stderr for interactive use; pipes and logs stay clean.
-    res = run(spec, seed=args.seed, progress=sys.stderr.isatty())
+    res = run(spec, seed=args.seed, progress=sys.stderr.isatty(), lazy=True, previews=_SUMMARY_PREVIEWS)
     # The summary comes first: a save that fails does not lose what the user waited for.
     print(summary_text(res), flush=True)
     if args.plot and res.flow_ts.empty:
@@ -216,7 +237,7 @@ def cmd_report(args) -> int:
 
 def parser() -> argparse.ArgumentParser:
     p = _Parser(prog="tcplab", description="A laboratory for TCP congestion control.")
-    p.add_argument("--version", action="version", version=version_text())
+    p.add_argument("--version", action=_VersionAction, help="show the version and exit")
     sub = p.add_subparsers(dest="command", required=True)
 
     r = sub.add_parser("run", help="run one scenario file and write its results")

@@ -1,25 +1,36 @@
-"""Running one simulation and holding its results as pandas DataFrames."""
+"""Running one simulation and holding its results as pandas DataFrames.
+
+numpy and pandas (half a second and 100 MB to import) are imported where they are used: a
+lazy run that is only saved (`tcplab run`) keeps its tables as the Parquet files the core
+wrote and never imports them."""
 from __future__ import annotations
 
 import functools
+import io
 import json
 import operator
 import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Callable
 
 from tcplab import _core
 from tcplab.outdir import check_complete, plan_output, safe_file_names, write_output
 from tcplab.scenario import as_spec, to_json
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 TABLES = ("flows", "links", "flow_ts", "link_ts", "events", "lans", "parallel_intervals", "generators")
 # Tables added later: results saved before them load with an empty frame.
 _OPTIONAL_TABLES = ("lans", "parallel_intervals", "generators")
+
+
+def _empty_frame() -> pd.DataFrame:
+    import pandas as pd
+
+    return pd.DataFrame()
 
 
 @dataclass
@@ -40,6 +51,9 @@ class Results:
     - ``pcaps``: packet captures requested by the spec (name -> pcap bytes)
     - ``summary``: seed, duration, event count, wall times, and ``spec``, the normalised spec
       with every effective default
+
+    A lazy result (``run(..., lazy=True)``, ``Results.load(..., lazy=True)``) reads each table
+    into a DataFrame when it is first used.
     """
 
     flows: pd.DataFrame
@@ -49,9 +63,9 @@ class Results:
     events: pd.DataFrame
     summary: dict
     pcaps: dict = field(default_factory=dict)
-    lans: pd.DataFrame = field(default_factory=pd.DataFrame)
-    parallel_intervals: pd.DataFrame = field(default_factory=pd.DataFrame)
-    generators: pd.DataFrame = field(default_factory=pd.DataFrame)
+    lans: pd.DataFrame = field(default_factory=_empty_frame)
+    parallel_intervals: pd.DataFrame = field(default_factory=_empty_frame)
+    generators: pd.DataFrame = field(default_factory=_empty_frame)
 
     _normalised_spec: dict | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -84,8 +98,14 @@ class Results:
         the names written here. A failure of the environment (disk full, permissions,
         memory) raises :class:`tcplab.OutputError`. See docs/safety.md."""
         pcap_files = safe_file_names(self.pcaps, ".pcap")
+        parquet = self.__dict__.get("_parquet", {})
         files: dict[str, Any] = {}
         for name in TABLES:
+            if name in parquet:  # not used since the run: the core's file as it is
+                data, rows = parquet[name]
+                if not (name in _OPTIONAL_TABLES and rows == 0):
+                    files[f"{name}.parquet"] = data
+                continue
             frame = getattr(self, name)
             if name in _OPTIONAL_TABLES and frame.empty:
                 continue  # runs without LANs / TCBI save what they always saved
@@ -133,29 +153,50 @@ class Results:
 
         if not lazy:
             return cls(summary=summary, pcaps=read_pcaps(),
-                       **{name: pd.read_parquet(path) for name, path in table_files.items()})
-        r = cls(summary=summary, **{name: None for name in TABLES if name not in _OPTIONAL_TABLES})
-        pending = {name: functools.partial(pd.read_parquet, path) for name, path in table_files.items()}
+                       **{name: _read_table(path) for name, path in table_files.items()})
+        pending = {name: functools.partial(_read_table, table_files[name]) if name in table_files
+                   else _empty_frame for name in TABLES}
         pending["pcaps"] = read_pcaps
+        return cls._lazy(summary, pending)
+
+    @classmethod
+    def _lazy(cls, summary: dict, pending: dict[str, Callable[[], Any]], **state) -> "Results":
+        """Results whose attributes named in ``pending`` are made by calling their function
+        on first use; ``state`` goes into the instance as it is (``_parquet``, ``_previews``)."""
+        r = cls(summary=summary, **{name: None for name in TABLES})
         for name in pending:
-            delattr(r, name)  # read on first use, by __getattr__
-        r.__dict__["_pending"] = pending
+            delattr(r, name)  # made on first use, by __getattr__
+        r.__dict__.update(_pending=pending, **state)
         return r
 
+    def preview(self, name: str) -> dict | None:
+        """The rows of table ``name`` the core picked for a short view (``run(...,
+        previews=...)``): ``{"limit", "busiest", "columns", "rows", "more"}``, as long as
+        the table was not used since the run; None otherwise (the table itself has them)."""
+        if name not in self.__dict__.get("_parquet", {}):
+            return None
+        return self.__dict__.get("_previews", {}).get(name)
+
     def __getattr__(self, name: str):
-        # Only called for attributes that are missing: the tables of a lazy load not read yet.
+        # Only called for attributes that are missing: the tables of a lazy result not read yet.
         pending = self.__dict__.get("_pending")
         if pending is None or name not in pending:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         value = pending[name]()
         setattr(self, name, value)
-        del pending[name]
         return value
+
+    def __setattr__(self, name: str, value) -> None:
+        # From now on the value is the table (it may change): save writes the frame, not the
+        # core's file, and the core's preview of it no longer counts.
+        self.__dict__.get("_pending", {}).pop(name, None)
+        self.__dict__.get("_parquet", {}).pop(name, None)
+        object.__setattr__(self, name, value)
 
     def __getstate__(self):
         for name in list(self.__dict__.get("_pending", ())):
             getattr(self, name)
-        return {k: v for k, v in self.__dict__.items() if k != "_pending"}
+        return {k: v for k, v in self.__dict__.items() if k not in ("_pending", "_parquet", "_previews")}
 
 
 _LEGACY_RUN_FILES = {f"{name}.parquet" for name in TABLES} | {"summary.json", "run.json", "cwnd.png"}
@@ -179,12 +220,14 @@ def _legacy_run_dir(d: Path, entries: list[str]) -> set | None:
     return set(entries)
 
 
-_INT64_MAX = np.iinfo(np.int64).max
+_INT64_MAX = 2**63 - 1
 
 
 def _column(values):
     # Counters arrive as uint64; int64 is what pandas and arithmetic on differences expect.
     # Below 2^63 both types have the same bits, so the array is reinterpreted, not copied.
+    import numpy as np
+
     if isinstance(values, np.ndarray) and values.dtype == np.uint64:
         if values.size == 0 or values.max() <= _INT64_MAX:
             return values.view(np.int64)
@@ -194,7 +237,22 @@ def _column(values):
 def _frame(columns: dict) -> pd.DataFrame:
     # copy=False: the frame uses the arrays the core returned (one block per column) instead
     # of copying them into one block per type, which doubled a run's memory for a moment.
+    import pandas as pd
+
     return pd.DataFrame({k: _column(v) for k, v in columns.items()}, copy=False)
+
+
+def _read_table(source: bytes | os.PathLike) -> pd.DataFrame:
+    """A table from a Parquet file (its bytes or its path), as ``_frame`` makes it from the
+    core's columns. A table without rows is remade by ``_frame``: pandas gives a column of
+    no strings the type it infers for an empty list (float64 in pandas 3), not str."""
+    import pandas as pd
+    from pandas.api.types import is_string_dtype
+
+    frame = pd.read_parquet(io.BytesIO(source) if isinstance(source, bytes) else source)
+    if len(frame) == 0 and any(is_string_dtype(c) for _, c in frame.items()):
+        frame = _frame({name: [] if is_string_dtype(c) else c.to_numpy() for name, c in frame.items()})
+    return frame
 
 
 def print_progress(now: float, end: float, events: int, stream=None) -> None:
@@ -206,7 +264,8 @@ def print_progress(now: float, end: float, events: int, stream=None) -> None:
 
 
 def run(spec: Any, seed: int | None = None, wall_limit: float | None = None,
-        progress: bool | Callable[[float, float, int], Any] = False) -> Results:
+        progress: bool | Callable[[float, float, int], Any] = False, lazy: bool = False,
+        previews: dict[str, tuple[int, str | None]] | None = None) -> Results:
     """Run one simulation of ``spec`` (a dict, a :class:`Scenario`, or a TOML path).
 
     ``seed`` defaults to the spec's ``sim.seed`` (1 if absent). Raises
@@ -215,6 +274,13 @@ def run(spec: Any, seed: int | None = None, wall_limit: float | None = None,
     ``progress=True`` prints the simulated time on stderr about once a second; a callable
     is called instead as ``progress(simulated_now, simulated_end, events)``. Ctrl-C stops
     the run with ``KeyboardInterrupt``.
+
+    ``lazy=True`` keeps each table as the Parquet file the core wrote and reads it into a
+    DataFrame on first use; :meth:`Results.save` writes the tables not used as they are, so
+    a run that is only saved never imports numpy or pandas. ``previews`` (lazy runs only:
+    table name -> ``(limit, busiest)``) asks the core for the rows a short view of a table
+    shows (:meth:`Results.preview`): the first ``limit``, or the ``limit`` with the largest
+    positive values of column ``busiest``.
     """
     d = as_spec(spec)
     field_name = "seed"
@@ -223,16 +289,26 @@ def run(spec: Any, seed: int | None = None, wall_limit: float | None = None,
         # A `sim` that is not a table is reported by the core's validation.
         seed = sim.get("seed", 1) if isinstance(sim, dict) else 1
         field_name = "sim.seed"
-    if isinstance(seed, np.integer):
+    np = sys.modules.get("numpy")  # a numpy integer comes only from a caller that imported numpy
+    if np is not None and isinstance(seed, np.integer):
         seed = operator.index(seed)
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0 or seed >= 2**64:
         raise _core.ScenarioError(f"{field_name}: {seed!r} is not allowed; must be an integer in [0, 2^64)")
+    if previews and not lazy:
+        raise ValueError("previews: only for a lazy run (lazy=True)")
     callback = print_progress if progress is True else (progress or None)
-    out = _core.run(to_json(d), seed, wall_limit, callback)
+    if lazy:
+        out = _core.run(to_json(d), seed, wall_limit, callback, output="parquet", previews=previews)
+    else:
+        out = _core.run(to_json(d), seed, wall_limit, callback)
     if progress is True:
         sys.stderr.write("\n")
-    return Results(
-        summary=out.pop("summary"),
-        pcaps=dict(out.pop("pcaps")),
-        **{name: _frame(out.pop(name)) for name in TABLES if name in out},
-    )
+    summary, pcaps = out.pop("summary"), dict(out.pop("pcaps"))
+    if not lazy:
+        return Results(summary=summary, pcaps=pcaps, **{name: _frame(out.pop(name)) for name in TABLES})
+    rows = out.pop("rows")
+    parquet = {name: (out.pop(name), rows[name]) for name in TABLES}
+    pending = {name: functools.partial(_read_table, data) for name, (data, _) in parquet.items()}
+    r = Results._lazy(summary, pending, _parquet=parquet, _previews=out.pop("previews"))
+    r.pcaps = pcaps
+    return r

@@ -12,6 +12,20 @@ pub enum Column {
     Str(Vec<String>),
 }
 
+impl Column {
+    pub fn len(&self) -> usize {
+        match self {
+            Column::F64(v) => v.len(),
+            Column::U64(v) => v.len(),
+            Column::Str(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 /// Bit-for-bit equality (NaN equals NaN), the sense in which runs are reproducible.
 impl PartialEq for Column {
     fn eq(&self, other: &Self) -> bool {
@@ -37,6 +51,29 @@ impl Table {
         self.columns.iter().find(|(n, _)| n == name).map(|(_, c)| c)
     }
 
+    /// The number of rows (0 for a table without columns).
+    pub fn rows(&self) -> usize {
+        self.columns.first().map_or(0, |(_, c)| c.len())
+    }
+
+    /// For a short view of the table: the first `limit` rows, and how many rows follow them.
+    pub fn first_rows(&self, limit: usize) -> (Vec<usize>, usize) {
+        let n = self.rows();
+        ((0..n.min(limit)).collect(), n.saturating_sub(limit))
+    }
+
+    /// For a short view of the busiest rows: of the rows with a positive value in the
+    /// numeric column `key`, the `limit` with the largest values (the earlier row first
+    /// among equal values), in table order, and how many such rows are left out. No rows
+    /// when there is no such column.
+    pub fn busiest_rows(&self, key: &str, limit: usize) -> (Vec<usize>, usize) {
+        match self.column(key) {
+            Some(Column::F64(v)) => largest_positive(v, 0.0, limit),
+            Some(Column::U64(v)) => largest_positive(v, 0, limit),
+            _ => (Vec::new(), 0),
+        }
+    }
+
     pub fn f64s(&self, name: &str) -> Vec<f64> {
         match self.column(name) {
             Some(Column::F64(v)) => v.clone(),
@@ -44,6 +81,18 @@ impl Table {
             _ => Vec::new(),
         }
     }
+}
+
+fn largest_positive<T: PartialOrd + Copy>(values: &[T], zero: T, limit: usize) -> (Vec<usize>, usize) {
+    let mut rows: Vec<usize> = (0..values.len()).filter(|&i| values[i] > zero).collect();
+    let more = rows.len().saturating_sub(limit);
+    if more > 0 {
+        // A stable sort keeps table order among equal values (NaN is not positive: never here).
+        rows.sort_by(|&a, &b| values[b].partial_cmp(&values[a]).expect("no NaN"));
+        rows.truncate(limit);
+        rows.sort_unstable();
+    }
+    (rows, more)
 }
 
 /// Everything one run produces.
@@ -231,4 +280,43 @@ pub fn loss_pattern(seed: u64, a: &str, b: &str, dir: &str, loss: f64, n: u64) -
         return Err(Error::Scenario(format!("loss: {loss}; must be in [0, 1]")));
     }
     Ok(crate::net::loss_pattern(seed, a, b, dir, loss, n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table() -> Table {
+        Table {
+            columns: vec![
+                (
+                    "name".into(),
+                    Column::Str(["a", "b", "c", "d", "e", "f"].map(String::from).to_vec()),
+                ),
+                ("arrivals".into(), Column::U64(vec![5, 0, 9, 5, 7, 5])),
+                ("share".into(), Column::F64(vec![0.5, f64::NAN, 0.9, 0.5, 0.7, -1.0])),
+            ],
+        }
+    }
+
+    #[test]
+    fn first_rows_counts_the_rest() {
+        assert_eq!(table().first_rows(4), (vec![0, 1, 2, 3], 2));
+        assert_eq!(table().first_rows(10), ((0..6).collect(), 0));
+        assert_eq!(Table::default().first_rows(3), (vec![], 0));
+    }
+
+    #[test]
+    fn busiest_rows_keep_positive_rows_largest_first_earlier_on_ties_in_table_order() {
+        let t = table();
+        // Positive: a5 c9 d5 e7 f5; the three largest: c9, e7 and a5 (the first of the 5s).
+        assert_eq!(t.busiest_rows("arrivals", 3), (vec![0, 2, 4], 2));
+        assert_eq!(t.busiest_rows("arrivals", 4), (vec![0, 2, 3, 4], 1));
+        assert_eq!(t.busiest_rows("arrivals", 5), (vec![0, 2, 3, 4, 5], 0));
+        assert_eq!(t.busiest_rows("arrivals", 0), (vec![], 5));
+        // NaN and negative values are not positive.
+        assert_eq!(t.busiest_rows("share", 2), (vec![2, 4], 2));
+        assert_eq!(t.busiest_rows("name", 3), (vec![], 0));
+        assert_eq!(t.busiest_rows("missing", 3), (vec![], 0));
+    }
 }

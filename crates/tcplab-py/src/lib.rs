@@ -1,5 +1,8 @@
 //! The Python extension `tcplab._core`: thin bindings over `tcplab_core::api`.
 #![allow(unexpected_cfgs)] // pyo3 0.22 macros test a cfg this crate does not declare
+mod parquet_output;
+
+use parquet_output::PreviewRequest;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -120,27 +123,65 @@ fn table_to_dict<'py>(py: Python<'py>, np: &Bound<'py, PyModule>, t: Table) -> P
     Ok(d)
 }
 
+/// The names of a run's tables, in the order they are returned.
+const TABLES: [&str; 8] = [
+    "flows",
+    "links",
+    "flow_ts",
+    "link_ts",
+    "events",
+    "lans",
+    "parallel_intervals",
+    "generators",
+];
+
 /// Run one simulation (optionally bounded by `wall_limit` seconds of wall-clock time).
 ///
 /// Returns a dict with the tables `flows`, `links`, `flow_ts`, `link_ts`, `events`, `lans`,
-/// `parallel_intervals`, `generators` (each a
-/// dict of column name -> numpy array or list of str), `pcaps` (name -> pcap bytes) and
-/// `summary` (a dict; its `spec` is the normalised spec, or, when that is over 1 MiB as
-/// JSON, `spec_input` is the spec as given, with `spec_sizes` and `spec_omitted`).
+/// `parallel_intervals`, `generators`, `pcaps` (name -> pcap bytes) and `summary` (a dict;
+/// its `spec` is the normalised spec, or, when that is over 1 MiB as JSON, `spec_input` is
+/// the spec as given, with `spec_sizes` and `spec_omitted`).
+///
+/// With `output="numpy"` each table is a dict of column name -> numpy array (float64 /
+/// uint64) or list of str. With `output="parquet"` each table is the bytes of a Parquet
+/// file (numpy is not imported), and the dict also holds `rows` (table name -> number of
+/// rows) and `previews`: for each table named in `previews` (name -> `(limit, busiest)`),
+/// the rows a short view shows, `{"limit", "busiest", "columns", "rows": [{column: value}],
+/// "more"}`: the first `limit` rows, or, when `busiest` names a column, the `limit` rows
+/// with its largest positive values (earlier rows first among equal values) in table order;
+/// `more` counts the rows left out (of those with a positive value, for `busiest`).
 ///
 /// `progress`, if given, is called about once per wall-clock second (during the set-up at
 /// simulated time 0, then during the run) as
 /// `progress(simulated_now, simulated_end, events)`; if it raises, or a signal such as
 /// Ctrl-C arrives, the run stops and the exception propagates.
 #[pyfunction]
-#[pyo3(signature = (spec_json, seed, wall_limit=None, progress=None))]
+#[pyo3(signature = (spec_json, seed, wall_limit=None, progress=None, output="numpy", previews=None))]
 fn run(
     py: Python<'_>,
     spec_json: String,
     seed: u64,
     wall_limit: Option<f64>,
     progress: Option<PyObject>,
+    output: &str,
+    previews: Option<HashMap<String, PreviewRequest>>,
 ) -> PyResult<Py<PyDict>> {
+    let parquet = match output {
+        "numpy" => false,
+        "parquet" => true,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "output: {output:?}; allowed: numpy, parquet"
+            )))
+        }
+    };
+    let previews = previews.unwrap_or_default();
+    if let Some(name) = previews.keys().find(|n| !TABLES.contains(&n.as_str())) {
+        return Err(PyValueError::new_err(format!("previews: no table {name:?}")));
+    }
+    if !parquet && !previews.is_empty() {
+        return Err(PyValueError::new_err("previews: only with output=\"parquet\""));
+    }
     let mut raised: Option<PyErr> = None;
     let result = py.allow_threads(|| {
         guarded(std::panic::AssertUnwindSafe(|| {
@@ -178,16 +219,36 @@ fn run(
         pcaps,
         summary_json,
     } = out;
-    let np = py.import_bound("numpy")?;
+    let tables = [
+        flows,
+        links,
+        flow_ts,
+        link_ts,
+        events,
+        lans,
+        parallel_intervals,
+        generators,
+    ];
     let d = PyDict::new_bound(py);
-    d.set_item("flows", table_to_dict(py, &np, flows)?)?;
-    d.set_item("links", table_to_dict(py, &np, links)?)?;
-    d.set_item("flow_ts", table_to_dict(py, &np, flow_ts)?)?;
-    d.set_item("link_ts", table_to_dict(py, &np, link_ts)?)?;
-    d.set_item("events", table_to_dict(py, &np, events)?)?;
-    d.set_item("lans", table_to_dict(py, &np, lans)?)?;
-    d.set_item("parallel_intervals", table_to_dict(py, &np, parallel_intervals)?)?;
-    d.set_item("generators", table_to_dict(py, &np, generators)?)?;
+    if parquet {
+        let rows = PyDict::new_bound(py);
+        let picked = PyDict::new_bound(py);
+        // Each table is freed once written, so that only one is ever in memory twice.
+        for (name, table) in TABLES.into_iter().zip(tables) {
+            if let Some(request) = previews.get(name) {
+                picked.set_item(name, parquet_output::preview(py, &table, request)?)?;
+            }
+            rows.set_item(name, table.rows())?;
+            d.set_item(name, parquet_output::parquet_bytes(py, &table)?)?;
+        }
+        d.set_item("rows", rows)?;
+        d.set_item("previews", picked)?;
+    } else {
+        let np = py.import_bound("numpy")?;
+        for (name, table) in TABLES.into_iter().zip(tables) {
+            d.set_item(name, table_to_dict(py, &np, table)?)?;
+        }
+    }
     let py_pcaps = PyDict::new_bound(py);
     for (name, bytes) in pcaps {
         py_pcaps.set_item(name, PyBytes::new_bound(py, &bytes))?;
@@ -196,6 +257,40 @@ fn run(
     let summary = py.import_bound("json")?.call_method1("loads", (summary_json,))?;
     d.set_item("summary", summary)?;
     Ok(d.unbind())
+}
+
+/// The bytes of a Parquet file holding `columns` (name -> `("f64" | "u64" | "str", values)`),
+/// as `run(output="parquet")` writes its tables; `row_group_bytes` lowers the size at which
+/// a new row group starts (for tests of the writer only).
+#[pyfunction]
+#[pyo3(signature = (columns, row_group_bytes=None))]
+fn _parquet_table<'py>(
+    py: Python<'py>,
+    columns: Vec<(String, (String, Bound<'py, PyAny>))>,
+    row_group_bytes: Option<usize>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let mut table = Table::default();
+    for (name, (kind, values)) in columns {
+        let col = match kind.as_str() {
+            "f64" => Column::F64(values.extract()?),
+            "u64" => Column::U64(values.extract()?),
+            "str" => Column::Str(values.extract()?),
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "{name}: type {kind:?}; allowed: f64, u64, str"
+                )))
+            }
+        };
+        table.columns.push((name, col));
+    }
+    if table.columns.iter().any(|(_, c)| c.len() != table.rows()) {
+        return Err(PyValueError::new_err("columns of different lengths"));
+    }
+    let file = tcplab_core::observe::parquet::ParquetFile::with_row_group_bytes(
+        &table,
+        row_group_bytes.unwrap_or(tcplab_core::observe::parquet::ROW_GROUP_BYTES),
+    );
+    Ok(PyBytes::new_bound(py, &file.to_vec()))
 }
 
 /// Validate a spec and return the normalised spec as JSON.
@@ -246,6 +341,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(loss_pattern, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_in_core, m)?)?;
+    m.add_function(wrap_pyfunction!(_parquet_table, m)?)?;
     m.add("ScenarioError", m.py().get_type_bound::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type_bound::<SimulationError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -116,13 +116,13 @@ impl World {
     }
 
     /// Collect the result tables: flows, links, flow_ts, link_ts, events (the time series
-    /// are moved out of the world, not copied).
+    /// and the senders' events are moved out of the world, not copied: call it once).
     pub fn output(&mut self) -> (Table, Table, Table, Table, Table) {
         let c = &mut self.c;
         let flows = observe::flows_table(&c.tcp.flows, &c.traffic, &c.share.tcbi, self.spec.sim.duration);
         let links = observe::links_table(&c.net, &self.spec, self.k.end);
         let (fts, lts) = c.obs.series.take_tables();
-        (flows, links, fts, lts, observe::events_table(&c.tcp.flows))
+        (flows, links, fts, lts, observe::events_table(&mut c.tcp.flows))
     }
 
     /// The per-interface LAN counters and the parallel-connection intervals (open

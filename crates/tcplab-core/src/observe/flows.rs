@@ -139,11 +139,14 @@ fn control_block_columns(t: &mut TableBuilder, f: &Flow, tcbi: &Sharing) {
     t.s("tcbi_source", f.share.source.name());
 }
 
-/// Every flow's noted events, flow by flow.
-pub fn events_table(flows: &FlowTable) -> Table {
-    let mut t = TableBuilder::new(EVENT_COLUMNS);
-    for (i, f) in flows.iter() {
-        for e in &f.sender.events {
+/// Every flow's noted events, flow by flow. The events are moved out of the senders, so
+/// that a run with many events does not hold them twice while its table is built.
+pub fn events_table(flows: &mut FlowTable) -> Table {
+    let ids: Vec<usize> = flows.iter().map(|(i, _)| i).collect();
+    let rows = flows.iter().map(|(_, f)| f.sender.events.len()).sum();
+    let mut t = TableBuilder::with_capacity(EVENT_COLUMNS, rows);
+    for i in ids {
+        for e in std::mem::take(&mut flows[i].sender.events) {
             t.f("time", to_secs(e.time));
             t.u("flow", i as u64);
             t.s("event", e.name);

@@ -6,6 +6,7 @@
 //! - `capture.rs`, `pcap.rs`: packet captures of the hops `[[pcap]]` names;
 //! - `conn.rs`: per-connection statistics kept in the flow record;
 //! - `table.rs`: declared columns, filled row by row;
+//! - `parquet.rs` (with `thrift.rs`, the compact protocol): a table as a Parquet file;
 //! - `flows.rs`, `network.rs`, `sharing.rs`, `generators.rs`: one file per group of
 //!   output tables. A new output column is one line in a column list and one in its row.
 mod capture;
@@ -13,10 +14,12 @@ mod conn;
 mod flows;
 mod generators;
 mod network;
+pub mod parquet;
 pub mod pcap;
 mod series;
 mod sharing;
 mod table;
+mod thrift;
 
 pub use capture::Capture;
 pub use conn::{ConnStats, InitRecord};

@@ -18,13 +18,19 @@ pub struct TableBuilder {
 
 impl TableBuilder {
     pub fn new(schema: &[(&str, Col)]) -> TableBuilder {
+        TableBuilder::with_capacity(schema, 0)
+    }
+
+    /// A builder with room for `rows` rows (no reallocation, no unused room, when that is
+    /// the number of rows).
+    pub fn with_capacity(schema: &[(&str, Col)], rows: usize) -> TableBuilder {
         let cols = schema
             .iter()
             .map(|&(name, col)| {
                 let empty = match col {
-                    Col::F => Column::F64(Vec::new()),
-                    Col::U => Column::U64(Vec::new()),
-                    Col::S => Column::Str(Vec::new()),
+                    Col::F => Column::F64(Vec::with_capacity(rows)),
+                    Col::U => Column::U64(Vec::with_capacity(rows)),
+                    Col::S => Column::Str(Vec::with_capacity(rows)),
                 };
                 (name.to_string(), empty)
             })
