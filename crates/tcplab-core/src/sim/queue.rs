@@ -1,30 +1,10 @@
 use super::Time;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 /// An event and its place in the order.
+#[derive(Clone, Copy)]
 struct Entry<E> {
     key: Key,
     ev: E,
-}
-
-impl<E> PartialEq for Entry<E> {
-    fn eq(&self, o: &Self) -> bool {
-        self.key == o.key
-    }
-}
-impl<E> Eq for Entry<E> {}
-impl<E> PartialOrd for Entry<E> {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl<E> Ord for Entry<E> {
-    // BinaryHeap is a max-heap: invert so the earliest (time, seq) pops first.
-    #[inline]
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.key.cmp(&self.key)
-    }
 }
 
 /// A place in the event order: time in the high 64 bits, insertion sequence in the low ones,
@@ -33,6 +13,9 @@ impl<E> Ord for Entry<E> {
 pub struct Key(u128);
 
 impl Key {
+    /// Later than every key a queue hands out (the sequence never reaches 2^64 - 1).
+    const LAST: Key = Key(u128::MAX);
+
     pub fn time(self) -> Time {
         (self.0 >> 64) as Time
     }
@@ -41,31 +24,194 @@ impl Key {
 /// Events further ahead than this go to the far heap.
 const NEAR: Time = 50_000_000;
 
+/// A binary min-heap of entries by key (keys are unique, so the order is total).
+struct MinHeap<E> {
+    data: Vec<Entry<E>>,
+}
+
+impl<E: Copy> MinHeap<E> {
+    fn new() -> Self {
+        MinHeap { data: Vec::new() }
+    }
+
+    #[inline]
+    fn push(&mut self, e: Entry<E>) {
+        self.data.push(e);
+        self.sift_up(self.data.len() - 1);
+    }
+
+    /// Put `e` in place of the first entry (whatever it holds) and restore the order.
+    #[inline]
+    fn replace_first(&mut self, e: Entry<E>) {
+        self.data[0] = e;
+        self.sift_down(0);
+    }
+
+    /// Remove the first entry.
+    #[inline]
+    fn remove_first(&mut self) {
+        let last = self.data.pop().expect("an entry");
+        if !self.data.is_empty() {
+            self.replace_first(last);
+        }
+    }
+
+    #[inline]
+    fn first_key(&self) -> Key {
+        self.data.first().map_or(Key::LAST, |e| e.key)
+    }
+
+    #[inline]
+    fn sift_up(&mut self, mut pos: usize) {
+        let x = self.data[pos];
+        while pos > 0 {
+            let parent = (pos - 1) / 2;
+            let p = self.data[parent];
+            if x.key > p.key {
+                break;
+            }
+            self.data[pos] = p;
+            pos = parent;
+        }
+        self.data[pos] = x;
+    }
+
+    #[inline]
+    fn sift_down(&mut self, mut pos: usize) {
+        let n = self.data.len();
+        let x = self.data[pos];
+        loop {
+            let mut child = 2 * pos + 1;
+            if child >= n {
+                break;
+            }
+            if child + 1 < n && self.data[child + 1].key < self.data[child].key {
+                child += 1;
+            }
+            let c = self.data[child];
+            if x.key < c.key {
+                break;
+            }
+            self.data[pos] = c;
+            pos = child;
+        }
+        self.data[pos] = x;
+    }
+}
+
+/// A ring buffer of entries sorted by key, earliest at `head`. A new entry is placed by
+/// scanning from the back, where it nearly always belongs (an arrival one link delay from
+/// now is later than most pending ones), so with a few entries an insertion is a compare or
+/// two and a removal moves nothing.
+struct SortedRing<E> {
+    buf: Vec<Entry<E>>,
+    head: usize,
+    len: usize,
+}
+
+impl<E: Copy> SortedRing<E> {
+    fn new() -> Self {
+        SortedRing {
+            buf: Vec::new(),
+            head: 0,
+            len: 0,
+        }
+    }
+
+    #[inline]
+    fn insert(&mut self, e: Entry<E>) {
+        if self.len == self.buf.len() {
+            self.grow(e);
+        }
+        let mask = self.buf.len() - 1;
+        let mut i = self.len;
+        while i > 0 {
+            let prev = self.buf[(self.head + i - 1) & mask];
+            if prev.key < e.key {
+                break;
+            }
+            self.buf[(self.head + i) & mask] = prev;
+            i -= 1;
+        }
+        self.buf[(self.head + i) & mask] = e;
+        self.len += 1;
+    }
+
+    #[inline]
+    fn first(&self) -> Option<Entry<E>> {
+        (self.len > 0).then(|| self.buf[self.head])
+    }
+
+    #[inline]
+    fn remove_first(&mut self) {
+        self.head = (self.head + 1) & (self.buf.len() - 1);
+        self.len -= 1;
+    }
+
+    /// Move every entry, in order, to the end of `out`.
+    fn drain_to(&mut self, out: &mut Vec<Entry<E>>) {
+        let mask = self.buf.len().wrapping_sub(1);
+        out.extend((0..self.len).map(|i| self.buf[(self.head + i) & mask]));
+        self.head = 0;
+        self.len = 0;
+    }
+
+    #[cold]
+    fn grow(&mut self, fill: Entry<E>) {
+        let cap = (self.buf.len() * 2).max(8);
+        let mut buf = Vec::with_capacity(cap);
+        self.drain_to(&mut buf);
+        self.len = buf.len();
+        buf.resize(cap, fill);
+        self.buf = buf;
+    }
+}
+
+/// The near events go to the sorted ring while there are at most this many, and to a heap
+/// beyond (the ring's insertion costs up to its length).
+const RING_MAX: usize = 48;
+/// The heap goes back to the ring when it holds fewer than this.
+const RING_AGAIN: usize = 16;
+
 /// Events ordered by time, then by insertion sequence (FIFO among equal times).
 ///
 /// Two heaps: packets' arrivals within the next 50 ms, and everything later (mostly the
 /// retransmission timer of every flow). A pop takes the smaller of the two tops, so the
 /// order is exactly that of one heap, but the near heap, where nearly every event passes,
 /// stays as small as the number of busy links instead of growing with the number of flows.
+///
+/// Nearly every event handled schedules one new near event (a packet's arrival at its next
+/// hop), so a pop from the near heap leaves its first slot empty (`hole`) and the next near
+/// event is put there and sifted down: one pass through the heap instead of two (a pop's
+/// and a push's).
 pub struct EventQueue<E> {
-    near: BinaryHeap<Entry<E>>,
-    far: BinaryHeap<Entry<E>>,
+    /// Near events while they are few (`in_heap` false)...
+    ring: SortedRing<E>,
+    /// ...and in a heap while they are many (`in_heap` true).
+    near: MinHeap<E>,
+    in_heap: bool,
+    /// The near heap's first slot was popped and is to be refilled.
+    hole: bool,
+    far: MinHeap<E>,
     seq: u64,
     now: Time,
     popped: u64,
 }
 
-impl<E> Default for EventQueue<E> {
+impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<E> EventQueue<E> {
+impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
-            near: BinaryHeap::new(),
-            far: BinaryHeap::new(),
+            ring: SortedRing::new(),
+            near: MinHeap::new(),
+            in_heap: false,
+            hole: false,
+            far: MinHeap::new(),
             seq: 0,
             now: 0,
             popped: 0,
@@ -82,11 +228,11 @@ impl<E> EventQueue<E> {
     }
 
     pub fn len(&self) -> usize {
-        self.near.len() + self.far.len()
+        self.ring.len + self.near.data.len() - usize::from(self.hole) + self.far.data.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.near.is_empty() && self.far.is_empty()
+        self.len() == 0
     }
 
     /// Schedule `ev` at absolute time `at` (never before now).
@@ -111,11 +257,37 @@ impl<E> EventQueue<E> {
     #[inline]
     pub fn schedule_key(&mut self, key: Key, ev: impl Into<E>) {
         let entry = Entry { key, ev: ev.into() };
-        if key.time() < self.now.saturating_add(NEAR) {
-            self.near.push(entry);
-        } else {
+        if key.time() >= self.now.saturating_add(NEAR) {
             self.far.push(entry);
+        } else if !self.in_heap {
+            if self.ring.len == RING_MAX {
+                return self.to_heap(entry);
+            }
+            self.ring.insert(entry);
+        } else if std::mem::take(&mut self.hole) {
+            self.near.replace_first(entry);
+        } else {
+            self.near.push(entry);
         }
+    }
+
+    /// The ring is full: its entries (sorted, so already in heap order) and `entry` go to
+    /// the heap.
+    #[cold]
+    fn to_heap(&mut self, entry: Entry<E>) {
+        self.ring.drain_to(&mut self.near.data);
+        self.near.push(entry);
+        self.in_heap = true;
+    }
+
+    /// Few near events are left in the heap: back to the ring, in order.
+    #[cold]
+    fn to_ring(&mut self) {
+        self.near.data.sort_unstable_by_key(|e| e.key);
+        for e in self.near.data.drain(..) {
+            self.ring.insert(e);
+        }
+        self.in_heap = false;
     }
 
     /// Schedule a component's own event at `at`; it is wrapped into the queue's event type
@@ -128,18 +300,39 @@ impl<E> EventQueue<E> {
     /// Pop the next event if it is not later than `limit`.
     #[inline]
     pub fn pop_until(&mut self, limit: Time) -> Option<(Time, E)> {
-        let near = self.near.peek().map(|e| e.key);
-        let far = self.far.peek().map(|e| e.key);
-        let from_far = match (near, far) {
-            (Some(n), Some(f)) => f < n,
-            (None, Some(_)) => true,
-            (_, None) => false,
-        };
-        let heap = if from_far { &mut self.far } else { &mut self.near };
-        if heap.peek()?.key.time() > limit {
-            return None;
+        if std::mem::take(&mut self.hole) {
+            self.near.remove_first();
+            if self.near.data.len() < RING_AGAIN {
+                self.to_ring();
+            }
         }
-        let e = heap.pop()?;
+        let near = if self.in_heap {
+            self.near.data.first().copied()
+        } else {
+            self.ring.first()
+        };
+        let far = self.far.first_key();
+        let e = match near {
+            Some(e) if e.key < far => {
+                if e.key.time() > limit {
+                    return None;
+                }
+                if self.in_heap {
+                    self.hole = true;
+                } else {
+                    self.ring.remove_first();
+                }
+                e
+            }
+            _ => {
+                if far == Key::LAST || far.time() > limit {
+                    return None;
+                }
+                let e = self.far.data[0];
+                self.far.remove_first();
+                e
+            }
+        };
         let time = e.key.time();
         self.now = time;
         self.popped += 1;
@@ -192,12 +385,17 @@ mod tests {
     fn near_and_far_events_pop_in_the_order_of_one_heap() {
         use crate::sim::Rng;
         use std::cmp::Reverse;
+        use std::collections::BinaryHeap;
         let mut r = Rng::from_seed(9);
         let mut q = EventQueue::new();
         let mut reference = BinaryHeap::new();
         let mut seq = 0u64;
+        let (mut to_heap, mut to_ring, mut in_heap) = (0, 0, false);
         for step in 0..100_000u64 {
-            for _ in 0..r.next_u64() % 3 {
+            // Phases that fill the queue and phases that drain it, so that the near events
+            // move between the ring and the heap many times.
+            let most = if (step / 3_000) % 2 == 0 { 4 } else { 2 };
+            for _ in 0..r.next_u64() % most {
                 // Around the 50 ms boundary, at the same time, and far timers.
                 let dt = match r.next_u64() % 8 {
                     0 => 0,
@@ -220,7 +418,16 @@ mod tests {
                 reference.pop();
             }
             assert_eq!(q.len(), reference.len());
+            if q.in_heap != in_heap {
+                (to_heap, to_ring) = if q.in_heap {
+                    (to_heap + 1, to_ring)
+                } else {
+                    (to_heap, to_ring + 1)
+                };
+                in_heap = q.in_heap;
+            }
         }
+        assert!(to_heap > 5 && to_ring > 5, "{to_heap} {to_ring}");
     }
 
     #[test]

@@ -71,6 +71,11 @@ impl Receiver {
             self.ack(Kind::Ack, ts, now, out);
             return;
         }
+        if seq == self.rcv_nxt && self.ooo.is_empty() {
+            // In order with nothing buffered: the common case, without the buffer's work.
+            self.rcv_nxt += 1;
+            return self.in_order(now, ts, out);
+        }
         let k = (seq - self.rcv_nxt) as usize;
         if self.ooo.len() <= k {
             self.ooo.resize(k + 1, false);
@@ -91,6 +96,15 @@ impl Receiver {
             let echo = if self.pending > 0 { self.pending_ts } else { ts };
             self.ack(Kind::Ack, echo, now, out);
             return;
+        }
+        self.in_order(now, ts, out);
+    }
+
+    /// An in-order segment that left no gap: acknowledge it, or delay the ACK.
+    #[inline]
+    fn in_order(&mut self, now: Time, ts: Time, out: &mut Vec<Tx>) {
+        if !self.delayed_ack {
+            return self.ack(Kind::Ack, ts, now, out);
         }
         if self.pending == 0 {
             self.pending_ts = ts;

@@ -95,6 +95,9 @@ pub struct Sender {
     /// Retransmission timeout before back-off, seconds.
     pub rto: f64,
     pub backoff: u32,
+    /// `secs(current_rto())` for the (rto bits, backoff) it was computed from: the
+    /// conversion costs more than the rest of arming the timer, which every ACK does.
+    rto_ns: Option<((u64, u32), Time)>,
     /// When the retransmission timer expires, if armed.
     pub rto_deadline: Option<Time>,
     syn_retransmitted: bool,
@@ -163,6 +166,7 @@ impl Sender {
             has_rtt: false,
             rto,
             backoff: 0,
+            rto_ns: None,
             rto_deadline: None,
             syn_retransmitted: false,
             partial_ack_seen: false,

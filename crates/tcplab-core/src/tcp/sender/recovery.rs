@@ -73,6 +73,9 @@ impl Sender {
 
     /// Record the events an algorithm logged outside a congestion signal.
     fn flush_cc_log(&mut self, now: Time) {
+        if self.st.log.is_empty() {
+            return;
+        }
         for (n, v) in std::mem::take(&mut self.st.log) {
             self.log(now, n, v);
         }

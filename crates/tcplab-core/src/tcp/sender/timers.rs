@@ -18,7 +18,16 @@ impl Sender {
     }
 
     pub(super) fn arm(&mut self, now: Time) {
-        self.rto_deadline = Some(now.saturating_add(secs(self.current_rto())));
+        let from = (self.rto.to_bits(), self.backoff);
+        let ns = match self.rto_ns {
+            Some((k, ns)) if k == from => ns,
+            _ => {
+                let ns = secs(self.current_rto());
+                self.rto_ns = Some((from, ns));
+                ns
+            }
+        };
+        self.rto_deadline = Some(now.saturating_add(ns));
     }
 
     /// The retransmission timer fires.
