@@ -254,7 +254,7 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Schedule `ev` at the place `key` took.
-    #[inline]
+    #[inline(always)]
     pub fn schedule_key(&mut self, key: Key, ev: impl Into<E>) {
         let entry = Entry { key, ev: ev.into() };
         if key.time() >= self.now.saturating_add(NEAR) {
