@@ -299,15 +299,25 @@ impl Transport {
                 ts: tx.ts,
                 ts_echo: tx.ts_echo,
             });
-            if let (Kind::Data, Some((max, rng, last))) = (tx.kind, fl.processing.as_mut()) {
-                let leave = now.saturating_add((rng.uniform() * *max as f64) as Time).max(*last);
-                *last = leave;
-                self.injecting += 1;
-                env.q.at(leave, TcpEv::Inject(p));
+            if tx.kind == Kind::Data && fl.processing.is_some() {
+                self.delay_injection(now, f, p, env.q);
                 continue;
             }
             env.net.depart(now, p, env.q);
         }
+    }
+
+    /// Data packet `p` of flow `f` leaves after the sender's random processing time.
+    #[cold]
+    #[inline(never)]
+    fn delay_injection(&mut self, now: Time, f: u32, p: u32, q: &mut Queue) {
+        let Some((max, rng, last)) = self.flows[f as usize].processing.as_mut() else {
+            return;
+        };
+        let leave = now.saturating_add((rng.uniform() * *max as f64) as Time).max(*last);
+        *last = leave;
+        self.injecting += 1;
+        q.at(leave, TcpEv::Inject(p));
     }
 
     /// Whether completed flows wait to be retired.
