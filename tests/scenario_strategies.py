@@ -38,6 +38,7 @@ def tcp_options(draw) -> dict:
         "limited_transmit": st.booleans(),
         "min_rto": st.sampled_from(["200ms", "1s"]),
         "send_jitter": st.sampled_from([0, "1ms"]),
+        "rtt_sample_interval": st.sampled_from([0, "1ms", "10ms"]),
     }
     keys = draw(st.lists(st.sampled_from(sorted(pool)), max_size=5, unique=True))
     return {k: draw(pool[k]) for k in keys}

@@ -197,6 +197,15 @@ def test_tcl_translation_replays_tcplabs_losses():
         tcl_script(spec, 7, losses="both")
 
 
+def test_options_without_an_ns2_counterpart_are_refused():
+    spec = tcplab.normalise(dumbbell(1, 100, duration=2, rtt_sample_interval="10ms"))
+    with pytest.raises(tcplab.ns2.Ns2Error, match=r"flows\[0\]\.tcp\.rtt_sample_interval"):
+        tcl_script(spec, 1)
+    # with timestamps every ACK's echo gives the sample, as in ns-2
+    spec = tcplab.normalise(dumbbell(1, 100, duration=2, rtt_sample_interval="10ms", timestamps=True))
+    assert "set timestamps_ true" in tcl_script(spec, 1)
+
+
 def test_ns2_loses_the_packets_tcplab_loses_with_replayed_losses():
     """With the same losses and the same TCP, the two runs are the same run: every link
     direction carries and loses the same packets."""

@@ -3,7 +3,7 @@
 use super::limits::{
     boolean, err, int_in, num, num_in, time_nonneg, time_pos, MAX_ACK_COUNT, MAX_INIT_CWND, MAX_PACKET, MAX_WINDOW,
 };
-use super::SpecError;
+use super::{units, SpecError};
 use crate::cc;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -35,6 +35,11 @@ pub struct TcpSpec {
     /// [0, send_jitter], order kept), as in Qiu, Zhang, Keshav §5.2. 0 = none.
     #[serde(default)]
     pub send_jitter: f64,
+    /// RTT sampling without timestamps: 0 = one timed segment per window (BSD, ns-2); > 0 =
+    /// a segment tagged every this many seconds, several in flight (Sync-TCP's T_sample).
+    /// Karn's rule: retransmitted segments give no sample.
+    #[serde(default)]
+    pub rtt_sample_interval: f64,
 }
 
 impl Default for TcpSpec {
@@ -58,6 +63,7 @@ impl Default for TcpSpec {
             handshake: false,
             limited_transmit: false,
             send_jitter: 0.0,
+            rtt_sample_interval: 0.0,
         }
     }
 }
@@ -78,6 +84,7 @@ pub struct SwitchSpec {
 pub(super) fn tcp_options(path: &str, raw: Option<&Map<String, Value>>) -> Result<TcpSpec, SpecError> {
     let mut t = TcpSpec::default();
     let Some(raw) = raw else { return Ok(t) };
+    let mut rwnd_bytes = None;
     for (k, v) in raw {
         let p = format!("{path}.{k}");
         match k.as_str() {
@@ -104,13 +111,33 @@ pub(super) fn tcp_options(path: &str, raw: Option<&Map<String, Value>>) -> Resul
             "handshake" => t.handshake = boolean(&p, v)?,
             "limited_transmit" => t.limited_transmit = boolean(&p, v)?,
             "send_jitter" => t.send_jitter = time_nonneg(&p, v)?,
+            "rtt_sample_interval" => t.rtt_sample_interval = time_nonneg(&p, v)?,
+            "rwnd_bytes" => {
+                let b = units::parse_size(v).map_err(|m| SpecError(format!("{p}: {m}")))?;
+                let max = MAX_WINDOW * MAX_PACKET as f64;
+                if !(b.is_finite() && (1.0..=max).contains(&b)) {
+                    return err(&p, format!("{v} is not allowed; must be from 1 to {max:e} bytes"));
+                }
+                rwnd_bytes = Some(b);
+            }
             _ => {
-                let allowed = "mss, header, ack_size, init_cwnd, init_ssthresh, rwnd, delayed_ack, \
+                let allowed = "mss, header, ack_size, init_cwnd, init_ssthresh, rwnd, rwnd_bytes, delayed_ack, \
                                delack_timeout, delack_count, dupthresh, timestamps, min_rto, max_rto, \
-                               initial_rto, tick, handshake, limited_transmit, send_jitter";
+                               initial_rto, tick, handshake, limited_transmit, send_jitter, rtt_sample_interval";
                 return err(&p, format!("unknown TCP option; allowed: {allowed}"));
             }
         }
+    }
+    if let Some(b) = rwnd_bytes {
+        if raw.contains_key("rwnd") {
+            return err(
+                &format!("{path}.rwnd_bytes"),
+                "is not allowed together with rwnd; give the receive window once, in segments (rwnd) or in bytes",
+            );
+        }
+        // The segments of mss bytes that fit in the window (at least one), as a receiver
+        // advertising that many bytes lets a segment-counting sender have outstanding.
+        t.rwnd = (b / f64::from(t.mss)).floor().clamp(1.0, MAX_WINDOW);
     }
     if t.max_rto < t.min_rto {
         return err(

@@ -216,3 +216,32 @@ fn unreachable_destination_is_rejected() {
     let e = parse_v(&v).unwrap_err().0;
     assert_eq!(e, "flows[0].dst: no route from \"a\" to \"c\"");
 }
+
+#[test]
+fn receive_window_in_bytes_becomes_whole_segments() {
+    let mut v = base();
+    v["flows"][0]["tcp"] = serde_json::json!({"mss": 1460, "rwnd_bytes": "64KiB"});
+    let s = parse_v(&v).unwrap();
+    assert_eq!(s.flows[0].tcp.rwnd, 44.0, "65536 / 1460 = 44.9");
+    // the mss may come after the window
+    v["flows"][0]["tcp"] = serde_json::json!({"rwnd_bytes": 100, "mss": 1000});
+    assert_eq!(parse_v(&v).unwrap().flows[0].tcp.rwnd, 1.0, "at least one segment");
+    v["flows"][0]["tcp"] = serde_json::json!({"rwnd_bytes": 65536, "rwnd": 10});
+    let e = parse_v(&v).unwrap_err().0;
+    assert!(
+        e.starts_with("flows[0].tcp.rwnd_bytes: is not allowed together with rwnd"),
+        "{e}"
+    );
+    for bad in [serde_json::json!(0), serde_json::json!("64KB"), serde_json::json!(-5)] {
+        v["flows"][0]["tcp"] = serde_json::json!({ "rwnd_bytes": bad });
+        let e = parse_v(&v).unwrap_err().0;
+        assert!(e.starts_with("flows[0].tcp.rwnd_bytes: "), "{e}");
+    }
+    v["flows"][0]["tcp"] = serde_json::json!({"rtt_sample_interval": "10ms"});
+    assert_eq!(parse_v(&v).unwrap().flows[0].tcp.rtt_sample_interval, 0.01);
+    v["flows"][0]["tcp"] = serde_json::json!({"rtt_sample_interval": -1});
+    assert!(parse_v(&v)
+        .unwrap_err()
+        .0
+        .starts_with("flows[0].tcp.rtt_sample_interval: "));
+}

@@ -65,8 +65,18 @@ impl Sender {
         let retransmission = seq < self.snd_max;
         if retransmission {
             self.stats.retransmits += 1;
-        } else if !self.cfg.timestamps && self.timing.is_none() {
-            self.timing = Some((seq, now));
+            if !self.tagged.is_empty() {
+                self.untag_from(seq);
+            }
+        } else if !self.cfg.timestamps {
+            if self.cfg.rtt_sample_interval == 0 {
+                if self.timing.is_none() {
+                    self.timing = Some((seq, now));
+                }
+            } else if now >= self.next_tag {
+                self.tagged.push_back((seq, now));
+                self.next_tag = now.saturating_add(self.cfg.rtt_sample_interval);
+            }
         }
         self.stats.segments_sent += 1;
         out.push(Tx {

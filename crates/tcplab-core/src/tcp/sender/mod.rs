@@ -11,6 +11,7 @@ mod tests;
 use crate::cc::{CcState, CongestionControl, Phase, Signal};
 use crate::scenario::TcpSpec;
 use crate::sim::Time;
+use std::collections::VecDeque;
 
 /// Sender options (from the scenario's `tcp` table).
 #[derive(Debug, Clone)]
@@ -23,6 +24,9 @@ pub struct SenderConfig {
     pub tick: f64,
     pub handshake: bool,
     pub limited_transmit: bool,
+    /// Without timestamps: 0 = one timed segment per window; otherwise a segment is tagged
+    /// for an RTT sample every this many nanoseconds (`tcp.rtt_sample_interval`).
+    pub rtt_sample_interval: Time,
     /// Segments to send; `None` = infinite bulk transfer.
     pub size: Option<u64>,
 }
@@ -38,6 +42,7 @@ impl SenderConfig {
             tick: t.tick,
             handshake: t.handshake,
             limited_transmit: t.limited_transmit,
+            rtt_sample_interval: crate::sim::secs(t.rtt_sample_interval),
             size,
         }
     }
@@ -91,6 +96,10 @@ pub struct Sender {
     recover: Option<u64>,
     /// The segment being timed (one per window, when timestamps are off) and its send time.
     timing: Option<(u64, Time)>,
+    /// With a sampling interval: the tagged segments in flight (sequence, send time), in
+    /// sequence order, and when the next segment may be tagged.
+    tagged: VecDeque<(u64, Time)>,
+    next_tag: Time,
     has_rtt: bool,
     /// Retransmission timeout before back-off, seconds.
     pub rto: f64,
@@ -163,6 +172,8 @@ impl Sender {
             dupacks: 0,
             recover: None,
             timing: None,
+            tagged: VecDeque::new(),
+            next_tag: 0,
             has_rtt: false,
             rto,
             backoff: 0,

@@ -11,6 +11,8 @@ impl Sender {
         let acked = ack - self.snd_una;
         let rtt = if self.cfg.timestamps {
             Some(to_secs(now.saturating_sub(ts_echo)))
+        } else if self.cfg.rtt_sample_interval > 0 {
+            self.tagged_sample(now, ack)
         } else {
             match self.timing {
                 Some((seq, sent)) if ack > seq => {

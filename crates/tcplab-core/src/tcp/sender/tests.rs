@@ -395,3 +395,65 @@ fn fixed_size_flow_completes_with_and_without_handshake() {
     s.on_ack(30 * MS, Kind::FinAck, 1, 0, &mut out);
     assert_eq!(s.stats.completion, Some(30 * MS));
 }
+
+#[test]
+fn fixed_interval_sampling_tags_one_segment_per_interval_and_follows_karn() {
+    // Window of 10 sent at t = 0, 10 more at 4 ms intervals as ACKs come: with a 10 ms
+    // interval the segments sent at 0, 12 and 24 ms are tagged (not 4 or 8 ms).
+    let tcp = TcpSpec {
+        init_cwnd: 10.0,
+        init_ssthresh: 10.0,
+        tick: 0.0,
+        rtt_sample_interval: 0.010,
+        ..TcpSpec::default()
+    };
+    let mut s = sender("newreno", tcp, None);
+    let mut out = vec![];
+    s.start(0, &mut out);
+    assert_eq!(s.tagged, VecDeque::from([(0, 0)]), "one tag for the whole first window");
+    // ACK of segment 0 at 50 ms: sample 50 ms; segment 10 leaves at 50 ms, tagged.
+    let out = ack(&mut s, 50 * MS, 1);
+    assert!(!out.is_empty());
+    assert_eq!((s.st.srtt, s.st.min_rtt), (0.05, 0.05));
+    assert_eq!(s.tagged, VecDeque::from([(10, 50 * MS)]));
+    // ACKs at 54 and 58 ms send segments but tag none (within 10 ms of the last tag); the
+    // one at 62 ms tags its first new segment.
+    ack(&mut s, 54 * MS, 2);
+    ack(&mut s, 58 * MS, 3);
+    assert_eq!(s.tagged.len(), 1);
+    let before = s.snd_max;
+    ack(&mut s, 62 * MS, 4);
+    assert_eq!(s.tagged, VecDeque::from([(10, 50 * MS), (before, 62 * MS)]));
+    // A cumulative ACK covering both tags samples from the later one: 80 - 62 = 18 ms.
+    let srtt = s.st.srtt;
+    ack(&mut s, 80 * MS, before + 1);
+    let r = 0.018;
+    let expected = srtt + (r - srtt) / 8.0;
+    assert!((s.st.srtt - expected).abs() < 1e-12, "{} vs {expected}", s.st.srtt);
+    assert!(s.tagged.iter().all(|&(q, _)| q > before));
+    assert_eq!(
+        s.tagged.len(),
+        1,
+        "the segment sent at 80 ms is tagged (72 ms had passed)"
+    );
+    // Karn: three duplicate ACKs retransmit snd_una; every tag at or above it goes.
+    let una = s.snd_una;
+    for k in 0..3 {
+        ack(&mut s, (90 + k) * MS, una);
+    }
+    assert_eq!(s.stats.fast_retransmits, 1);
+    assert!(s.tagged.is_empty(), "{:?}", s.tagged);
+}
+
+#[test]
+fn without_an_interval_one_segment_per_window_is_timed() {
+    let mut out = vec![];
+    let mut s = started("newreno", 10.0, &mut out);
+    assert!(s.tagged.is_empty());
+    assert_eq!(s.timing, Some((0, 0)));
+    ack(&mut s, 50 * MS, 1);
+    // segments 10 and 11 left at 50 ms; the first of them is timed
+    assert_eq!(s.timing, Some((10, 50 * MS)));
+    ack(&mut s, 54 * MS, 2);
+    assert_eq!(s.timing, Some((10, 50 * MS)), "one at a time");
+}
