@@ -269,6 +269,7 @@ ENUMERATIONS = {  # corpus paths -> a mutation whose error lists the allowed val
     ("nodes[].tcbi.temporal.ageing",): setter("nodes.0.tcbi", {"temporal": {"ageing": UNKNOWN}}),
     tuple(f"generators[].{d}.dist" for d in ("size", "think", "pages", "reading", "session_gap")):
         setter("generators.0.size", {"dist": UNKNOWN}),
+    ("flows[].tcp.pacing", "generators[].tcp.pacing"): setter("flows.0.tcp", {"pacing": UNKNOWN}),
     ("flows[].cc_params.error", "generators[].cc_params.error"):
         setter("flows.0", lambda flow: {**flow, "cc": "rfs", "cc_params": {"error": UNKNOWN}}),
 }

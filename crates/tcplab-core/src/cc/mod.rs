@@ -57,6 +57,18 @@ pub enum Recovery {
     NewReno,
 }
 
+/// How the sender paces its new data segments; the flow's `tcp.pacing` sets it at the start
+/// and an algorithm may change it at any time (FAST paces always, Sync-TCP in SYNC mode).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Pacing {
+    /// Segments leave as the window allows.
+    Off,
+    /// At cwnd / srtt segments per second once an RTT estimate exists (Kulik et al.).
+    Window,
+    /// At this many segments per second.
+    Rate(f64),
+}
+
 /// The connection variables congestion control reads and writes.
 #[derive(Debug, Clone)]
 pub struct CcState {
@@ -89,6 +101,7 @@ pub struct CcState {
     pub path: PathShare,
     /// The connection's own random stream, for algorithms that draw.
     pub rng: Rng,
+    pub pacing: Pacing,
 }
 
 impl CcState {
@@ -312,6 +325,7 @@ pub(crate) fn test_state(cwnd: f64, ssthresh: f64) -> CcState {
         log: Vec::new(),
         path: PathShare::default(),
         rng: Rng::from_seed(1),
+        pacing: Pacing::Off,
     }
 }
 

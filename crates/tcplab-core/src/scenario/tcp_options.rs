@@ -1,10 +1,11 @@
 //! The TCP side of a flow or generator: its `tcp` options, its congestion-control algorithm
 //! with `cc_params`, and the schedule of algorithm switches.
 use super::limits::{
-    boolean, err, int_in, num, num_in, time_nonneg, time_pos, MAX_ACK_COUNT, MAX_INIT_CWND, MAX_PACKET, MAX_WINDOW,
+    boolean, err, int_in, num, num_in, rate_nonneg, time_nonneg, time_pos, MAX_ACK_COUNT, MAX_INIT_CWND, MAX_PACKET,
+    MAX_WINDOW,
 };
 use super::{units, SpecError};
-use crate::cc;
+use crate::cc::{self, Pacing};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -40,6 +41,36 @@ pub struct TcpSpec {
     /// Karn's rule: retransmitted segments give no sample.
     #[serde(default)]
     pub rtt_sample_interval: f64,
+    /// Pacing of new data segments: "off", "window" (cwnd/srtt) or "rate" (`pacing_rate`).
+    #[serde(default = "pacing_off")]
+    pub pacing: String,
+    /// bit/s of data packets on the wire, with `pacing = "rate"`.
+    #[serde(default)]
+    pub pacing_rate: f64,
+    /// The pacer's timer granularity in seconds; 0 = each segment at exactly 1/rate.
+    #[serde(default = "default_pacing_tick")]
+    pub pacing_tick: f64,
+}
+
+pub const PACING_MODES: &[&str] = &["off", "window", "rate"];
+
+fn pacing_off() -> String {
+    "off".into()
+}
+
+fn default_pacing_tick() -> f64 {
+    0.005
+}
+
+impl TcpSpec {
+    /// The pacing the sender starts with.
+    pub fn pacing(&self) -> Pacing {
+        match self.pacing.as_str() {
+            "window" => Pacing::Window,
+            "rate" => Pacing::Rate(self.pacing_rate / (8.0 * f64::from(self.mss + self.header))),
+            _ => Pacing::Off,
+        }
+    }
 }
 
 impl Default for TcpSpec {
@@ -64,6 +95,9 @@ impl Default for TcpSpec {
             limited_transmit: false,
             send_jitter: 0.0,
             rtt_sample_interval: 0.0,
+            pacing: pacing_off(),
+            pacing_rate: 0.0,
+            pacing_tick: default_pacing_tick(),
         }
     }
 }
@@ -112,6 +146,14 @@ pub(super) fn tcp_options(path: &str, raw: Option<&Map<String, Value>>) -> Resul
             "limited_transmit" => t.limited_transmit = boolean(&p, v)?,
             "send_jitter" => t.send_jitter = time_nonneg(&p, v)?,
             "rtt_sample_interval" => t.rtt_sample_interval = time_nonneg(&p, v)?,
+            "pacing" => {
+                t.pacing = match v.as_str() {
+                    Some(m) if PACING_MODES.contains(&m) => m.to_string(),
+                    _ => return err(&p, format!("{v} is not allowed; allowed: {}", PACING_MODES.join(", "))),
+                }
+            }
+            "pacing_rate" => t.pacing_rate = rate_nonneg(&p, v)?,
+            "pacing_tick" => t.pacing_tick = time_nonneg(&p, v)?,
             "rwnd_bytes" => {
                 let b = units::parse_size(v).map_err(|m| SpecError(format!("{p}: {m}")))?;
                 let max = MAX_WINDOW * MAX_PACKET as f64;
@@ -123,10 +165,22 @@ pub(super) fn tcp_options(path: &str, raw: Option<&Map<String, Value>>) -> Resul
             _ => {
                 let allowed = "mss, header, ack_size, init_cwnd, init_ssthresh, rwnd, rwnd_bytes, delayed_ack, \
                                delack_timeout, delack_count, dupthresh, timestamps, min_rto, max_rto, \
-                               initial_rto, tick, handshake, limited_transmit, send_jitter, rtt_sample_interval";
+                               initial_rto, tick, handshake, limited_transmit, send_jitter, rtt_sample_interval, pacing, pacing_rate, pacing_tick";
                 return err(&p, format!("unknown TCP option; allowed: {allowed}"));
             }
         }
+    }
+    if t.pacing == "rate" && t.pacing_rate <= 0.0 {
+        return err(
+            &format!("{path}.pacing_rate"),
+            "is required with pacing = \"rate\" (a rate > 0)",
+        );
+    }
+    if t.pacing != "rate" && t.pacing_rate != 0.0 {
+        return err(
+            &format!("{path}.pacing_rate"),
+            format!("is only allowed with pacing = \"rate\", not {:?}", t.pacing),
+        );
     }
     if let Some(b) = rwnd_bytes {
         if raw.contains_key("rwnd") {

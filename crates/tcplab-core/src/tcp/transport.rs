@@ -23,6 +23,8 @@ pub enum TcpEv {
     CcTimer(u32, u32),
     /// A data packet leaves its sender after the random processing time.
     Inject(u32),
+    /// Flow `.0`'s pacer may let more segments out.
+    Pace(u32),
 }
 
 /// What the transport reaches while it handles an event: the queue, the network, the
@@ -78,7 +80,8 @@ impl Transport {
         | TcpEv::Rto(f)
         | TcpEv::DelAck(f)
         | TcpEv::Switch(f, _)
-        | TcpEv::CcTimer(f, _) = ev
+        | TcpEv::CcTimer(f, _)
+        | TcpEv::Pace(f) = ev
         {
             if !self.flows.is_live(f) {
                 return; // a lazy timer of a retired flow
@@ -103,6 +106,15 @@ impl Transport {
                 self.emit(now, f, &mut out, env);
                 self.scratch = out;
                 self.arm_cc_timer(now, f, env.q);
+            }
+            TcpEv::Pace(f) => {
+                let mut out = std::mem::take(&mut self.scratch);
+                if self.flows[f as usize].sender.on_pace_event(now, &mut out) {
+                    self.emit(now, f, &mut out, env);
+                } else if let Some(d) = self.flows[f as usize].sender.pace_event_due() {
+                    env.q.at(d, TcpEv::Pace(f));
+                }
+                self.scratch = out;
             }
             TcpEv::Inject(p) => {
                 self.injecting -= 1;
@@ -252,6 +264,11 @@ impl Transport {
             if fl.delack_event.is_none_or(|e| e > d) {
                 fl.delack_event = Some(d);
                 env.q.at(d, TcpEv::DelAck(f));
+            }
+        }
+        if fl.sender.pacer.deadline.is_some() {
+            if let Some(d) = fl.sender.pace_event_due() {
+                env.q.at(d, TcpEv::Pace(f));
             }
         }
     }

@@ -1,7 +1,7 @@
 //! The connection's life: start (with or without a handshake), the application's limit,
 //! what leaves per window, completion (FIN) and the dispatch of arriving ACKs by state.
 use super::{ConnState, Sender, MAX_BURST};
-use crate::cc::CongestionControl;
+use crate::cc::{CongestionControl, Pacing};
 use crate::sim::{to_secs, Time};
 use crate::tcp::{Kind, Tx};
 
@@ -98,10 +98,20 @@ impl Sender {
         let limit = self.limit();
         let mut sent = false;
         let mut room = MAX_BURST;
+        let pace = if self.st.pacing == Pacing::Off {
+            None
+        } else {
+            self.pace_start(now)
+        };
         while self.snd_nxt < limit && self.snd_nxt < self.snd_una.saturating_add(wnd) {
             if room == 0 {
                 self.burst_pending = true;
                 break;
+            }
+            if let Some(rate) = pace {
+                if !self.pace_take(now, rate) {
+                    break;
+                }
             }
             room -= 1;
             let seq = self.snd_nxt;

@@ -1,6 +1,7 @@
 //! The data sender of one connection: a segment-counting state machine driven by calls
 //! with the current time, emitting [`Tx`](super::Tx) segments into an output buffer.
 mod connection;
+mod pacing;
 mod recovery;
 mod rtt;
 mod timers;
@@ -8,9 +9,10 @@ mod timers;
 #[cfg(test)]
 mod tests;
 
-use crate::cc::{CcState, CongestionControl, Phase, Signal};
+use crate::cc::{CcState, CongestionControl, Pacing, Phase, Signal};
 use crate::scenario::TcpSpec;
 use crate::sim::Time;
+use pacing::Pacer;
 use std::collections::VecDeque;
 
 /// Sender options (from the scenario's `tcp` table).
@@ -24,6 +26,10 @@ pub struct SenderConfig {
     pub tick: f64,
     pub handshake: bool,
     pub limited_transmit: bool,
+    /// How new segments are paced at the start (`tcp.pacing`), and the pacer's timer
+    /// granularity (`tcp.pacing_tick`, 0 = per packet).
+    pub pacing: Pacing,
+    pub pacing_tick: Time,
     /// Without timestamps: 0 = one timed segment per window; otherwise a segment is tagged
     /// for an RTT sample every this many nanoseconds (`tcp.rtt_sample_interval`).
     pub rtt_sample_interval: Time,
@@ -42,6 +48,8 @@ impl SenderConfig {
             tick: t.tick,
             handshake: t.handshake,
             limited_transmit: t.limited_transmit,
+            pacing: t.pacing(),
+            pacing_tick: crate::sim::secs(t.pacing_tick),
             rtt_sample_interval: crate::sim::secs(t.rtt_sample_interval),
             size,
         }
@@ -121,6 +129,7 @@ pub struct Sender {
     /// `try_send` stopped at [`MAX_BURST`] with more of the window to send: the caller
     /// drains the output and calls `try_send` again at the same instant.
     pub burst_pending: bool,
+    pub pacer: Pacer,
 }
 
 /// Segments `try_send` emits per call. A window may be far larger (a share estimate drawn
@@ -158,8 +167,10 @@ impl Sender {
             log: Vec::new(),
             path: Default::default(),
             rng: crate::sim::Rng::from_seed(0),
+            pacing: cfg.pacing,
         };
         let rto = cfg.initial_rto;
+        let pacer = Pacer::new(cfg.pacing_tick);
         Sender {
             app_limit: cfg.size,
             cfg,
@@ -186,6 +197,7 @@ impl Sender {
             events: Vec::new(),
             preset: None,
             burst_pending: false,
+            pacer,
         }
     }
 

@@ -457,3 +457,97 @@ fn without_an_interval_one_segment_per_window_is_timed() {
     ack(&mut s, 54 * MS, 2);
     assert_eq!(s.timing, Some((10, 50 * MS)), "one at a time");
 }
+
+fn paced(pacing: Pacing, tick: f64, w: f64) -> Sender {
+    let tcp = TcpSpec {
+        init_cwnd: w,
+        init_ssthresh: w,
+        tick: 0.0,
+        pacing_tick: tick,
+        ..TcpSpec::default()
+    };
+    let mut s = sender("newreno", tcp, None);
+    s.st.pacing = pacing;
+    s
+}
+
+/// Fire the pacing events the sender asks for until `until`; the data segments sent at
+/// each event.
+fn run_pacer(s: &mut Sender, until: Time) -> Vec<(Time, Vec<u64>)> {
+    let mut sent = vec![];
+    while let Some(d) = s.pace_event_due() {
+        if d > until {
+            break;
+        }
+        let mut out = vec![];
+        assert!(s.on_pace_event(d, &mut out));
+        sent.push((d, seqs(&out)));
+    }
+    sent
+}
+
+#[test]
+fn leaky_bucket_pacing_sends_a_ticks_worth_per_tick() {
+    // 1000 segments/s with a 5 ms timer: one segment at the start (the bucket holds one),
+    // then 5 per tick until the window of 20 is out (the bucket holds up to 6).
+    let mut s = paced(Pacing::Rate(1000.0), 0.005, 20.0);
+    let mut out = vec![];
+    s.start(0, &mut out);
+    assert_eq!(seqs(&out), vec![0]);
+    let sent = run_pacer(&mut s, 100 * MS);
+    assert_eq!(
+        sent,
+        vec![
+            (5 * MS, vec![1, 2, 3, 4, 5]),
+            (10 * MS, vec![6, 7, 8, 9, 10]),
+            (15 * MS, vec![11, 12, 13, 14, 15]),
+            (20 * MS, vec![16, 17, 18, 19]),
+        ]
+    );
+    assert_eq!(s.pacer.deadline, None, "window-limited: the pacer sleeps");
+    // An ACK 50 ms later finds a full bucket (6, not 50 segments' worth): the window's
+    // room (1 acked + the congestion-avoidance growth) leaves at once.
+    let out = ack(&mut s, 70 * MS, 1);
+    assert_eq!(seqs(&out), vec![20]);
+    assert_eq!(s.pacer_tokens(), 5.0);
+    // A stale event (an earlier schedule superseded) does nothing.
+    assert!(!s.on_pace_event(71 * MS, &mut vec![]));
+}
+
+#[test]
+fn a_ticks_fraction_of_a_segment_carries_over() {
+    // 240 segments/s with a 5 ms timer is 1.2 segments per tick: 1, 1, 1, 2, 1, ... on
+    // average 1.2 (a cap of one tick's worth would lose the fraction: 1 per tick).
+    let mut s = paced(Pacing::Rate(240.0), 0.005, 1000.0);
+    let mut out = vec![];
+    s.start(0, &mut out);
+    let sent: usize = run_pacer(&mut s, secs(1.0)).iter().map(|(_, q)| q.len()).sum();
+    assert!((239..=241).contains(&(sent + seqs(&out).len())), "{sent}");
+}
+
+#[test]
+fn per_packet_pacing_spaces_segments_exactly() {
+    let mut s = paced(Pacing::Rate(250.0), 0.0, 6.0);
+    let mut out = vec![];
+    s.start(0, &mut out);
+    assert_eq!(seqs(&out), vec![0]);
+    let sent = run_pacer(&mut s, secs(1.0));
+    let times: Vec<Time> = sent.iter().map(|(t, _)| *t).collect();
+    assert_eq!(times, vec![4 * MS, 8 * MS, 12 * MS, 16 * MS, 20 * MS]);
+    assert!(sent.iter().all(|(_, q)| q.len() == 1));
+}
+
+#[test]
+fn window_pacing_waits_for_an_rtt_estimate_then_spreads_the_window_over_srtt() {
+    let mut s = paced(Pacing::Window, 0.005, 10.0);
+    let mut out = vec![];
+    s.start(0, &mut out);
+    assert_eq!(seqs(&out).len(), 10, "no estimate yet: the first window is not paced");
+    assert_eq!(s.pacing_rate(), None);
+    // srtt 100 ms after the first ACK: cwnd 10.1 / 0.1 s = 101 segments/s, half a segment
+    // per tick; the bucket (cap one segment) lets the one new segment out now.
+    let out = ack(&mut s, 100 * MS, 1);
+    assert_eq!(seqs(&out), vec![10]);
+    let r = s.pacing_rate().unwrap();
+    assert!((r - 101.0).abs() < 1e-9, "{r}");
+}
