@@ -204,6 +204,9 @@ def test_options_without_an_ns2_counterpart_are_refused():
     # with timestamps every ACK's echo gives the sample, as in ns-2
     spec = tcplab.normalise(dumbbell(1, 100, duration=2, rtt_sample_interval="10ms", timestamps=True))
     assert "set timestamps_ true" in tcl_script(spec, 1)
+    spec = tcplab.normalise(dumbbell(1, 100, duration=2, pacing="window"))
+    with pytest.raises(tcplab.ns2.Ns2Error, match=r"flows\[0\]\.tcp\.pacing: ns-2's TCP agents do not pace"):
+        tcl_script(spec, 1)
 
 
 def test_ns2_loses_the_packets_tcplab_loses_with_replayed_losses():

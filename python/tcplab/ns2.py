@@ -76,6 +76,8 @@ def _check_flow(i: int, f: dict) -> None:
         raise Ns2Error(f"flows[{i}].tcp.handshake: ns-2's one-way TCP has no handshake")
     if t["delayed_ack"] and t["delack_count"] != 2:
         raise Ns2Error(f"flows[{i}].tcp.delack_count: ns-2's TCPSink/DelAck acknowledges every 2nd segment only")
+    if t.get("pacing", "off") != "off":
+        raise Ns2Error(f"flows[{i}].tcp.pacing: ns-2's TCP agents do not pace")
     if t.get("rtt_sample_interval", 0.0) > 0 and not t["timestamps"]:
         raise Ns2Error(f"flows[{i}].tcp.rtt_sample_interval: ns-2's agents time one segment per window")
     if float(t["init_cwnd"]) != int(t["init_cwnd"]):
