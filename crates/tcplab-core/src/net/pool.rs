@@ -13,6 +13,8 @@ pub struct Packet {
     pub seq: u64,
     pub ts: Time,
     pub ts_echo: Time,
+    /// An ACK's SACK blocks (`Tx::sack`).
+    pub sack: u32,
 }
 
 /// An arena of packets with a free list: no allocation per packet in steady state.

@@ -12,7 +12,7 @@ mod sender;
 mod transport;
 
 pub use flow::{Flow, FlowTable};
-pub use receiver::Receiver;
+pub use receiver::{Receiver, SackBlocks};
 pub use sender::{ConnState, FlowEvent, Preset, Sender, SenderConfig, SenderStats};
 pub use transport::{Env, TcpEv, Transport};
 
@@ -51,4 +51,6 @@ pub struct Tx {
     pub ts_echo: Time,
     /// True if this data segment was sent before (statistics only).
     pub retransmission: bool,
+    /// An ACK's SACK blocks: their number in the receiver's record (0 = none).
+    pub sack: u32,
 }

@@ -2,15 +2,34 @@ use super::{Kind, Tx};
 use crate::sim::Time;
 use std::collections::VecDeque;
 
+/// SACK blocks an ACK reports (RFC 2018): ranges of segments [start, end) received above
+/// the cumulative ACK, the one holding the segment that triggered the ACK first.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SackBlocks {
+    pub n: u8,
+    pub blocks: [(u64, u64); MAX_SACK_BLOCKS],
+}
+
+/// Blocks per ACK: 3, as ns-2's `TCPSink/Sack1` (`max_sack_blocks_`) and a TCP header with
+/// the timestamp option leave room for.
+pub const MAX_SACK_BLOCKS: usize = 3;
+
+impl SackBlocks {
+    pub fn iter(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.blocks[..self.n as usize].iter().copied()
+    }
+}
+
 /// The data receiver: in-order delivery, out-of-order buffering, cumulative ACKs,
 /// optional delayed ACKs (every `delack_count`-th in-order segment or after a timeout;
-/// out-of-order and hole-filling segments are acknowledged at once).
+/// out-of-order and hole-filling segments are acknowledged at once) and optional SACK.
 #[derive(Debug, Clone)]
 pub struct Receiver {
     /// Next segment expected = segments delivered in order to the application.
     rcv_nxt: u64,
-    /// `ooo[k]` is true when segment `rcv_nxt + k` has arrived (k = 0 never holds).
-    ooo: VecDeque<bool>,
+    /// Segments received above `rcv_nxt`: disjoint ranges [start, end), in order, none
+    /// adjacent to another or to `rcv_nxt`.
+    ooo: Vec<(u64, u64)>,
     delayed_ack: bool,
     delack_count: u32,
     delack_timeout: Time,
@@ -20,13 +39,24 @@ pub struct Receiver {
     pub delack_deadline: Option<Time>,
     pub duplicates: u64,
     pub arrivals: u64,
+    /// SACK: a segment of each block recently reported first, latest first (RFC 2018's
+    /// "most recently reported blocks"), and the blocks of the ACKs sent and not yet seen
+    /// by the sender, by ACK number (`Tx::sack`).
+    sack: Option<SackState>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct SackState {
+    recent: VecDeque<u64>,
+    sent: VecDeque<(u32, SackBlocks)>,
+    next_id: u32,
 }
 
 impl Receiver {
     pub fn new(delayed_ack: bool, delack_count: u32, delack_timeout: Time) -> Receiver {
         Receiver {
             rcv_nxt: 0,
-            ooo: VecDeque::new(),
+            ooo: Vec::new(),
             delayed_ack,
             delack_count: delack_count.max(1),
             delack_timeout,
@@ -35,7 +65,14 @@ impl Receiver {
             delack_deadline: None,
             duplicates: 0,
             arrivals: 0,
+            sack: None,
         }
+    }
+
+    /// Report SACK blocks with every ACK.
+    pub fn with_sack(mut self, on: bool) -> Receiver {
+        self.sack = on.then(SackState::default);
+        self
     }
 
     /// Segments delivered to the application, in order, each exactly once.
@@ -52,7 +89,62 @@ impl Receiver {
             ts: now,
             ts_echo,
             retransmission: false,
+            sack: 0,
         });
+    }
+
+    /// An ACK triggered by segment `seq` (if any), with SACK blocks when SACK is on.
+    fn ack_data(&mut self, trigger: Option<u64>, ts_echo: Time, now: Time, out: &mut Vec<Tx>) {
+        self.ack(Kind::Ack, ts_echo, now, out);
+        if self.sack.is_some() {
+            out.last_mut().expect("just pushed").sack = self.sack_blocks(trigger);
+        }
+    }
+
+    /// The range holding segment `seq`, if it is buffered out of order.
+    fn range_of(&self, seq: u64) -> Option<(u64, u64)> {
+        let i = self.ooo.partition_point(|&(_, end)| end <= seq);
+        self.ooo.get(i).copied().filter(|&(start, _)| start <= seq)
+    }
+
+    /// Record the blocks of a new ACK; its number for `Tx::sack` (0 = no blocks).
+    fn sack_blocks(&mut self, trigger: Option<u64>) -> u32 {
+        let mut b = SackBlocks::default();
+        let first = trigger.and_then(|s| self.range_of(s));
+        let st = self.sack.as_mut().expect("SACK on");
+        if let (Some(t), Some(_)) = (trigger, first) {
+            st.recent.retain(|&r| r != t);
+            st.recent.push_front(t);
+            st.recent.truncate(2 * MAX_SACK_BLOCKS);
+        }
+        let recent: Vec<u64> = st.recent.iter().copied().collect();
+        for r in first.into_iter().chain(recent.iter().filter_map(|&r| self.range_of(r))) {
+            if (b.n as usize) < MAX_SACK_BLOCKS && !b.iter().any(|x| x == r) {
+                b.blocks[b.n as usize] = r;
+                b.n += 1;
+            }
+        }
+        let st = self.sack.as_mut().expect("SACK on");
+        st.recent.retain(|&r| r >= self.rcv_nxt);
+        if b.n == 0 {
+            return 0;
+        }
+        st.next_id = st.next_id.wrapping_add(1).max(1);
+        st.sent.push_back((st.next_id, b));
+        st.next_id
+    }
+
+    /// The blocks of ACK number `id` as it reaches the sender; the blocks of ACKs sent
+    /// before it are dropped (they were lost, or arrive later, out of order, without them).
+    pub fn take_sack(&mut self, id: u32) -> Option<SackBlocks> {
+        let st = self.sack.as_mut().filter(|_| id != 0)?;
+        while let Some(&(k, b)) = st.sent.front() {
+            st.sent.pop_front();
+            if k == id {
+                return Some(b);
+            }
+        }
+        None
     }
 
     pub fn on_syn(&mut self, now: Time, ts: Time, out: &mut Vec<Tx>) {
@@ -68,33 +160,40 @@ impl Receiver {
         self.arrivals += 1;
         if seq < self.rcv_nxt {
             self.duplicates += 1;
-            self.ack(Kind::Ack, ts, now, out);
+            self.ack_data(None, ts, now, out);
             return;
         }
         if seq == self.rcv_nxt && self.ooo.is_empty() {
-            // In order with nothing buffered: the common case, without the buffer's work.
+            // In order with nothing buffered: the common case.
             self.rcv_nxt += 1;
             return self.in_order(now, ts, out);
         }
-        let k = (seq - self.rcv_nxt) as usize;
-        if self.ooo.len() <= k {
-            self.ooo.resize(k + 1, false);
-        }
-        if self.ooo[k] {
+        let i = self.ooo.partition_point(|&(_, end)| end <= seq);
+        if self.ooo.get(i).is_some_and(|&(start, _)| start <= seq) {
             self.duplicates += 1;
-            self.ack(Kind::Ack, ts, now, out);
+            self.ack_data(Some(seq), ts, now, out);
             return;
         }
-        self.ooo[k] = true;
-        let had_gap = self.ooo.len() > 1;
-        while self.ooo.front() == Some(&true) {
-            self.ooo.pop_front();
-            self.rcv_nxt += 1;
+        let had_gap = !self.ooo.is_empty();
+        // Insert [seq, seq + 1) at i, merged with its neighbours.
+        let joins_prev = i > 0 && self.ooo[i - 1].1 == seq;
+        let joins_next = self.ooo.get(i).is_some_and(|&(start, _)| start == seq + 1);
+        match (joins_prev, joins_next) {
+            (true, true) => {
+                self.ooo[i - 1].1 = self.ooo[i].1;
+                self.ooo.remove(i);
+            }
+            (true, false) => self.ooo[i - 1].1 += 1,
+            (false, true) => self.ooo[i].0 = seq,
+            (false, false) => self.ooo.insert(i, (seq, seq + 1)),
         }
-        if k > 0 || had_gap || !self.delayed_ack {
+        if self.ooo[0].0 == self.rcv_nxt {
+            self.rcv_nxt = self.ooo.remove(0).1;
+        }
+        if seq > self.rcv_nxt || had_gap || !self.delayed_ack {
             // Out of order, filling a hole, or no delayed ACKs: acknowledge at once.
             let echo = if self.pending > 0 { self.pending_ts } else { ts };
-            self.ack(Kind::Ack, echo, now, out);
+            self.ack_data(Some(seq), echo, now, out);
             return;
         }
         self.in_order(now, ts, out);
@@ -104,7 +203,7 @@ impl Receiver {
     #[inline]
     fn in_order(&mut self, now: Time, ts: Time, out: &mut Vec<Tx>) {
         if !self.delayed_ack {
-            return self.ack(Kind::Ack, ts, now, out);
+            return self.ack_data(None, ts, now, out);
         }
         if self.pending == 0 {
             self.pending_ts = ts;
@@ -112,7 +211,7 @@ impl Receiver {
         self.pending += 1;
         if self.pending >= self.delack_count {
             let echo = self.pending_ts;
-            self.ack(Kind::Ack, echo, now, out);
+            self.ack_data(None, echo, now, out);
         } else if self.delack_deadline.is_none() {
             self.delack_deadline = Some(now.saturating_add(self.delack_timeout));
         }
@@ -123,7 +222,7 @@ impl Receiver {
         self.delack_deadline = None;
         if self.pending > 0 {
             let echo = self.pending_ts;
-            self.ack(Kind::Ack, echo, now, out);
+            self.ack_data(None, echo, now, out);
         }
     }
 }

@@ -315,6 +315,7 @@ impl Transport {
                 seq: tx.seq,
                 ts: tx.ts,
                 ts_echo: tx.ts_echo,
+                sack: tx.sack,
             });
             if tx.kind == Kind::Data && fl.processing.is_some() {
                 self.delay_injection(now, f, p, env.q);

@@ -114,6 +114,7 @@ impl Cbr {
                     seq,
                     ts: now,
                     ts_echo: 0,
+                    sack: 0,
                 };
                 net.send(now, p, q);
                 q.at(now.saturating_add(gap), TrafficEv::CbrSend(f, gen));

@@ -54,6 +54,7 @@ impl Sender {
             ts: now,
             ts_echo: 0,
             retransmission: false,
+            sack: 0,
         });
     }
 
@@ -85,6 +86,7 @@ impl Sender {
             ts: now,
             ts_echo: 0,
             retransmission,
+            sack: 0,
         });
         self.cc.on_packet_sent(&self.st, seq, retransmission);
     }
