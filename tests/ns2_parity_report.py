@@ -5,6 +5,8 @@
 --aggregate: the aggregate scenarios of test_agrees_with_ns2 (seeds 1-4, means);
 --same: every scenario of test_lossy_flows_match_ns2_on_the_same_losses (ns-2 replays
 tcplab's losses; seeds 1-20);
+--sack: the SACK flows of test_sack_flows_agree_with_ns2_sack1_on_the_same_losses (ns-2's
+Sack1 replaying tcplab's losses; seeds 1-10);
 --own: each lone lossy flow on each simulator's own losses (300 s runs, --own-seeds seeds,
 default 60, as test_lone_lossy_flow_agrees_with_ns2_on_its_own_losses).
 Without options, all three. Uses the scenarios and seeds the tests use.
@@ -19,6 +21,7 @@ from test_ns2_parity import (  # noqa: E402
     LONE_LOSSY,
     OWN_LOSS_SEEDS,
     SAME_LOSS_SEEDS,
+    SACK_SAME_LOSSES,
     SAME_LOSSES,
     SCENARIOS,
     measure,
@@ -53,9 +56,10 @@ def main():
     ap.add_argument("--aggregate", action="store_true")
     ap.add_argument("--same", action="store_true")
     ap.add_argument("--own", action="store_true")
+    ap.add_argument("--sack", action="store_true")
     ap.add_argument("--own-seeds", type=int, default=len(OWN_LOSS_SEEDS))
     a = ap.parse_args()
-    everything = not (a.aggregate or a.same or a.own)
+    everything = not (a.aggregate or a.same or a.own or a.sack)
     if a.aggregate or everything:
         print("| scenario | goodput tcplab (Mb/s) | goodput ns-2 (Mb/s) | diff | retransmits tcplab / ns-2 | "
               "timeouts tcplab / ns-2 |\n|---|---|---|---|---|---|")
@@ -69,6 +73,11 @@ def main():
         print(HEAD)
         for name, spec in SAME_LOSSES.items():
             print(interval_row(name, spec, SAME_LOSS_SEEDS, "tcplab"), flush=True)
+        print()
+    if a.sack or everything:
+        print(HEAD)
+        for name, spec in SACK_SAME_LOSSES.items():
+            print(interval_row(name, spec, range(1, 11), "tcplab"), flush=True)
         print()
     if a.own or everything:
         print(HEAD)

@@ -76,6 +76,8 @@ def _check_flow(i: int, f: dict) -> None:
         raise Ns2Error(f"flows[{i}].tcp.handshake: ns-2's one-way TCP has no handshake")
     if t["delayed_ack"] and t["delack_count"] != 2:
         raise Ns2Error(f"flows[{i}].tcp.delack_count: ns-2's TCPSink/DelAck acknowledges every 2nd segment only")
+    if t.get("sack") and f["cc"] not in ("newreno", "reno"):
+        raise Ns2Error(f"flows[{i}].tcp.sack: ns-2's Agent/TCP/Sack1 is a Reno/NewReno sender, not {f['cc']}")
     if t.get("pacing", "off") != "off":
         raise Ns2Error(f"flows[{i}].tcp.pacing: ns-2's TCP agents do not pace")
     if t.get("rtt_sample_interval", 0.0) > 0 and not t["timestamps"]:
@@ -187,7 +189,7 @@ def tcl_script(
         t = f["tcp"]
         src, dst = node_ids[f["src"]], node_ids[f["dst"]]
         L += [
-            f"set tcp({i}) [new {AGENTS[f['cc']]}]",
+            f"set tcp({i}) [new {'Agent/TCP/Sack1' if t.get('sack') else AGENTS[f['cc']]}]",
             f"$tcp({i}) set fid_ {i}",
             f"$tcp({i}) set packetSize_ {t['mss']}",
             f"$tcp({i}) set tcpip_base_hdr_size_ {t['header']}",
@@ -213,7 +215,7 @@ def tcl_script(
         L.append(f"$ns attach-agent $n({src}) $tcp({i})")
         if t["delayed_ack"]:
             L += [
-                f"set sink({i}) [new Agent/TCPSink/DelAck]",
+                f"set sink({i}) [new Agent/TCPSink{'/Sack1' if t.get('sack') else ''}/DelAck]",
                 f"$sink({i}) set interval_ {_num(t['delack_timeout'])}",
                 # ns-2.35 acknowledges segment 0 at once, taking it for a SYN; without the
                 # pseudo-SYN (syn_ false) it is the first data segment, whose ACK tcplab
@@ -221,7 +223,7 @@ def tcl_script(
                 f"$sink({i}) set SYN_immediate_ack_ false",
             ]
         else:
-            L.append(f"set sink({i}) [new Agent/TCPSink]")
+            L.append(f"set sink({i}) [new Agent/TCPSink{'/Sack1' if t.get('sack') else ''}]")
         L += [
             f"$ns attach-agent $n({dst}) $sink({i})",
             f"$ns connect $tcp({i}) $sink({i})",

@@ -50,6 +50,9 @@ pub struct TcpSpec {
     /// The pacer's timer granularity in seconds; 0 = each segment at exactly 1/rate.
     #[serde(default = "default_pacing_tick")]
     pub pacing_tick: f64,
+    /// SACK: the receiver reports blocks (RFC 2018), the sender recovers with them (RFC 6675).
+    #[serde(default)]
+    pub sack: bool,
 }
 
 pub const PACING_MODES: &[&str] = &["off", "window", "rate"];
@@ -98,6 +101,7 @@ impl Default for TcpSpec {
             pacing: pacing_off(),
             pacing_rate: 0.0,
             pacing_tick: default_pacing_tick(),
+            sack: false,
         }
     }
 }
@@ -154,6 +158,7 @@ pub(super) fn tcp_options(path: &str, raw: Option<&Map<String, Value>>) -> Resul
             }
             "pacing_rate" => t.pacing_rate = rate_nonneg(&p, v)?,
             "pacing_tick" => t.pacing_tick = time_nonneg(&p, v)?,
+            "sack" => t.sack = boolean(&p, v)?,
             "rwnd_bytes" => {
                 let b = units::parse_size(v).map_err(|m| SpecError(format!("{p}: {m}")))?;
                 let max = MAX_WINDOW * MAX_PACKET as f64;
@@ -165,7 +170,7 @@ pub(super) fn tcp_options(path: &str, raw: Option<&Map<String, Value>>) -> Resul
             _ => {
                 let allowed = "mss, header, ack_size, init_cwnd, init_ssthresh, rwnd, rwnd_bytes, delayed_ack, \
                                delack_timeout, delack_count, dupthresh, timestamps, min_rto, max_rto, \
-                               initial_rto, tick, handshake, limited_transmit, send_jitter, rtt_sample_interval, pacing, pacing_rate, pacing_tick";
+                               initial_rto, tick, handshake, limited_transmit, send_jitter, rtt_sample_interval, pacing, pacing_rate, pacing_tick, sack";
                 return err(&p, format!("unknown TCP option; allowed: {allowed}"));
             }
         }

@@ -44,7 +44,8 @@ impl Flow {
             spec.tcp.delayed_ack,
             spec.tcp.delack_count,
             secs(spec.tcp.delack_timeout),
-        );
+        )
+        .with_sack(spec.tcp.sack);
         let udp = spec.rate_schedule.is_some() && spec.transport == "udp";
         let processing = (spec.tcp.send_jitter > 0.0).then(|| {
             (

@@ -227,7 +227,9 @@ impl Transport {
             Kind::Fin => fl.receiver.on_fin(now, pkt.ts, &mut out),
             Kind::Ack | Kind::SynAck | Kind::FinAck => {
                 let before = (fl.sender.st.srtt, fl.sender.st.rttvar);
-                fl.sender.on_ack(now, pkt.kind, pkt.seq, pkt.ts_echo, &mut out);
+                let sack = fl.receiver.take_sack(pkt.sack);
+                fl.sender
+                    .on_ack_sack(now, pkt.kind, pkt.seq, pkt.ts_echo, sack.as_ref(), &mut out);
                 let after = (fl.sender.st.srtt, fl.sender.st.rttvar);
                 env.share.on_rtt(pkt.flow, &fl.share, before, after);
             }

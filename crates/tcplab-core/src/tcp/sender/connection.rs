@@ -3,7 +3,7 @@
 use super::{ConnState, Sender, MAX_BURST};
 use crate::cc::{CongestionControl, Pacing};
 use crate::sim::{to_secs, Time};
-use crate::tcp::{Kind, Tx};
+use crate::tcp::{Kind, SackBlocks, Tx};
 
 impl Sender {
     /// The application starts: open the connection (or start sending at once).
@@ -146,6 +146,19 @@ impl Sender {
 
     /// An ACK segment (`kind` Ack, SynAck or FinAck) arrives.
     pub fn on_ack(&mut self, now: Time, kind: Kind, ack: u64, ts_echo: Time, out: &mut Vec<Tx>) {
+        self.on_ack_sack(now, kind, ack, ts_echo, None, out);
+    }
+
+    /// An ACK arrives with the SACK blocks it carries, if any.
+    pub fn on_ack_sack(
+        &mut self,
+        now: Time,
+        kind: Kind,
+        ack: u64,
+        ts_echo: Time,
+        sack: Option<&SackBlocks>,
+        out: &mut Vec<Tx>,
+    ) {
         self.sync(now);
         match (kind, self.state) {
             (Kind::SynAck, ConnState::SynSent) => {
@@ -165,6 +178,12 @@ impl Sender {
             }
             (Kind::Ack, ConnState::Established) => {}
             _ => return,
+        }
+        if self.cfg.sack {
+            self.scoreboard.advance(ack.max(self.snd_una), self.cfg.dupthresh);
+            if let Some(b) = sack {
+                self.scoreboard.mark(b, self.snd_max, self.cfg.dupthresh);
+            }
         }
         if ack > self.snd_una {
             self.on_new_ack(now, ack, ts_echo, out);

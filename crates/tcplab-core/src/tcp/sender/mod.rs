@@ -4,6 +4,7 @@ mod connection;
 mod pacing;
 mod recovery;
 mod rtt;
+mod sack;
 mod timers;
 
 #[cfg(test)]
@@ -26,6 +27,8 @@ pub struct SenderConfig {
     pub tick: f64,
     pub handshake: bool,
     pub limited_transmit: bool,
+    /// SACK-based loss recovery (RFC 6675) instead of Reno/NewReno's (`tcp.sack`).
+    pub sack: bool,
     /// How new segments are paced at the start (`tcp.pacing`), and the pacer's timer
     /// granularity (`tcp.pacing_tick`, 0 = per packet).
     pub pacing: Pacing,
@@ -48,6 +51,7 @@ impl SenderConfig {
             tick: t.tick,
             handshake: t.handshake,
             limited_transmit: t.limited_transmit,
+            sack: t.sack,
             pacing: t.pacing(),
             pacing_tick: crate::sim::secs(t.pacing_tick),
             rtt_sample_interval: crate::sim::secs(t.rtt_sample_interval),
@@ -130,6 +134,8 @@ pub struct Sender {
     /// drains the output and calls `try_send` again at the same instant.
     pub burst_pending: bool,
     pub pacer: Pacer,
+    /// What the receiver SACKed and what was retransmitted (SACK recovery).
+    pub scoreboard: sack::Scoreboard,
 }
 
 /// Segments `try_send` emits per call. A window may be far larger (a share estimate drawn
@@ -198,6 +204,7 @@ impl Sender {
             preset: None,
             burst_pending: false,
             pacer,
+            scoreboard: Default::default(),
         }
     }
 

@@ -37,10 +37,17 @@ impl Sender {
 
         if self.st.phase == Phase::FastRecovery {
             let full = self.recover.is_none_or(|r| ack >= r);
-            if full || self.cc.recovery() == Recovery::Reno {
+            // Reno leaves recovery with the first new ACK; SACK recovery (RFC 6675) goes on
+            // to the recovery point whatever the algorithm.
+            if full || (self.cc.recovery() == Recovery::Reno && !self.cfg.sack) {
                 self.cc.on_recovery_exit(&mut self.st);
                 self.dupacks = 0;
                 self.update_phase();
+            } else if self.sack_recovery() {
+                // Partial ACK: NextSeg picks what to send; the timer restarts (RFC 6298).
+                self.arm(now);
+                self.sack_send(now, out);
+                return;
             } else {
                 // Partial ACK: retransmit the next hole, deflate by the amount acknowledged
                 // and add back one segment (RFC 6582), stay in fast recovery. The timer is
@@ -92,6 +99,10 @@ impl Sender {
         };
         self.cc.on_ack_arrival(&self.st, &sample);
         if self.st.phase == Phase::FastRecovery {
+            if self.sack_recovery() {
+                self.sack_send(now, out);
+                return;
+            }
             self.st.cwnd += 1.0;
             self.try_send(now, out);
             return;
@@ -112,6 +123,18 @@ impl Sender {
         self.stats.fast_retransmits += 1;
         self.timing = None;
         self.congestion(now, Signal::DupAcks);
+        if self.sack_recovery() {
+            // RFC 6675: retransmit the first segment, then send while cwnd - pipe >= 1;
+            // the window is not inflated.
+            self.st.recovery_base = self.st.cwnd;
+            self.st.phase = Phase::FastRecovery;
+            self.partial_ack_seen = false;
+            self.scoreboard.retransmitting(self.snd_una, self.snd_max);
+            self.emit_data(self.snd_una, now, out);
+            self.arm(now);
+            self.sack_send(now, out);
+            return;
+        }
         match self.cc.recovery() {
             Recovery::None => {
                 // Tahoe: go back to the hole and slow-start from the new window.
@@ -157,5 +180,12 @@ impl Sender {
         self.congestion(now, signal);
         self.update_phase();
         self.try_send(now, out);
+    }
+
+    /// Whether loss recovery is SACK-based: SACK on, and the algorithm recovers at all
+    /// (Tahoe's go-back-N stays as it is).
+    #[inline]
+    pub(super) fn sack_recovery(&self) -> bool {
+        self.cfg.sack && self.cc.recovery() != Recovery::None
     }
 }

@@ -551,3 +551,89 @@ fn window_pacing_waits_for_an_rtt_estimate_then_spreads_the_window_over_srtt() {
     let r = s.pacing_rate().unwrap();
     assert!((r - 101.0).abs() < 1e-9, "{r}");
 }
+
+/// Deliver data segments `seqs` to `r` and hand each ACK, with its SACK blocks, to `s`;
+/// the data segments the sender answers with, per delivered segment.
+fn through_receiver(s: &mut Sender, r: &mut crate::tcp::Receiver, t: &mut Time, data: &[u64]) -> Vec<Vec<u64>> {
+    let mut sent = vec![];
+    for &q in data {
+        *t += MS;
+        let mut acks = vec![];
+        r.on_data(*t, q, 0, &mut acks);
+        let mut out = vec![];
+        for a in acks {
+            let blocks = r.take_sack(a.sack);
+            s.on_ack_sack(*t, Kind::Ack, a.seq, a.ts_echo, blocks.as_ref(), &mut out);
+        }
+        sent.push(seqs(&out));
+    }
+    sent
+}
+
+#[test]
+fn sack_recovery_retransmits_what_is_lost_and_sends_new_data_by_pipe() {
+    // cwnd 10 in congestion avoidance, segments 0..10 out; 0 and 3 are lost.
+    let tcp = TcpSpec {
+        init_cwnd: 10.0,
+        init_ssthresh: 10.0,
+        tick: 0.0,
+        sack: true,
+        ..TcpSpec::default()
+    };
+    let mut s = sender("newreno", tcp, None);
+    let mut r = crate::tcp::Receiver::new(false, 2, 0).with_sack(true);
+    let mut out = vec![];
+    s.start(0, &mut out);
+    assert_eq!(seqs(&out), (0..10).collect::<Vec<_>>());
+    let mut t = 0;
+    let sent = through_receiver(&mut s, &mut r, &mut t, &[1, 2, 4, 5, 6, 7, 8, 9]);
+    // The third duplicate ACK (SACKing 1, 2, 4) starts recovery: cwnd 5, 0 retransmitted,
+    // pipe = 6 not lost + 1 retransmitted > cwnd. After 6 is SACKed, 3 has three SACKed
+    // segments above it: lost, retransmitted (pipe 4 -> 5). Then NextSeg has no hole left
+    // below the highest SACK and sends new data, one per ACK (pipe stays 4 + 1).
+    assert_eq!(
+        sent,
+        vec![vec![], vec![], vec![0], vec![], vec![3], vec![10], vec![11], vec![12]]
+    );
+    assert_eq!(
+        (s.st.phase, s.st.cwnd, s.stats.fast_retransmits),
+        (Phase::FastRecovery, 5.0, 1)
+    );
+    assert_eq!(s.stats.retransmits, 2);
+    // The retransmitted 0 arrives: partial ACK (3); pipe = 3 not lost above the boundary
+    // + 1 retransmitted (3) = 4: one more new segment.
+    assert_eq!(through_receiver(&mut s, &mut r, &mut t, &[0]), vec![vec![13]]);
+    assert_eq!(s.st.phase, Phase::FastRecovery);
+    // The retransmitted 3: everything up to 10 is acknowledged, recovery ends at the
+    // window it started from (5, plus ns-2's exit increase of 1/5), and the ACK clock
+    // goes on: 4 in flight, one more.
+    assert_eq!(through_receiver(&mut s, &mut r, &mut t, &[3]), vec![vec![14]]);
+    assert_eq!(s.snd_una, 10);
+    assert_eq!(s.st.phase, Phase::CongestionAvoidance);
+    assert!((s.st.cwnd - 5.2).abs() < 1e-12, "{}", s.st.cwnd);
+    assert_eq!(s.stats.retransmits, 2, "nothing sent twice needlessly");
+}
+
+#[test]
+fn sack_recovery_needs_a_timeout_when_a_retransmission_is_lost_and_forgets_the_blocks() {
+    let tcp = TcpSpec {
+        init_cwnd: 8.0,
+        init_ssthresh: 8.0,
+        tick: 0.0,
+        sack: true,
+        ..TcpSpec::default()
+    };
+    let mut s = sender("newreno", tcp, None);
+    let mut r = crate::tcp::Receiver::new(false, 2, 0).with_sack(true);
+    let mut out = vec![];
+    s.start(0, &mut out);
+    let mut t = 0;
+    through_receiver(&mut s, &mut r, &mut t, &[1, 2, 3, 4, 5, 6, 7]);
+    assert_eq!(s.stats.retransmits, 1, "0 retransmitted (and lost again)");
+    assert!(s.scoreboard.sacked() > 0);
+    let deadline = s.rto_deadline.unwrap();
+    let mut out = vec![];
+    s.on_timeout(deadline, &mut out);
+    assert_eq!(seqs(&out), vec![0], "go-back-N from the hole, cwnd 1");
+    assert_eq!(s.scoreboard.sacked(), 0, "SACK information is dropped after a timeout");
+}

@@ -57,6 +57,9 @@ impl Sender {
             return;
         }
         self.stats.timeouts += 1;
+        if self.cfg.sack {
+            self.scoreboard.clear();
+        }
         if self.st.phase == Phase::FastRecovery {
             // Remove the fast-recovery inflation first: the window the timeout halves is
             // the one recovery started from (thesis Table 1.1: "halve ssthresh again").

@@ -1,0 +1,307 @@
+//! SACK-based loss recovery (RFC 6675): the scoreboard of segments the receiver reported
+//! (SACKed) and the ones retransmitted, the `pipe` estimate of segments in the network,
+//! and NextSeg, which picks what to send while cwnd - pipe >= 1 during recovery.
+//!
+//! Everything is counted in segments. IsLost(s) holds when at least `dupthresh` SACKed
+//! segments lie above s; since that count only falls with s, the lost segments are the
+//! unSACKed ones below one boundary, the `dupthresh`-th highest SACKed segment, which the
+//! scoreboard keeps up to date as SACKs arrive, so that pipe and NextSeg cost no scan of
+//! the window.
+use super::Sender;
+use crate::sim::Time;
+use crate::tcp::{SackBlocks, Tx};
+use std::collections::VecDeque;
+
+const SACKED: u8 = 1;
+const RETRANSMITTED: u8 = 2;
+
+#[derive(Debug, Clone, Default)]
+pub struct Scoreboard {
+    /// Flags of segments `base`, `base + 1`, ... (up to the highest one marked).
+    flags: VecDeque<u8>,
+    base: u64,
+    /// SACKed segments at or above `base`.
+    sacked: u64,
+    /// Retransmitted segments at or above `base` that are not SACKed.
+    retransmitted: u64,
+    /// One past the highest SACKed segment (0: none).
+    high_sacked: u64,
+    /// The `dupthresh`-th highest SACKed segment: unSACKed segments below it are lost.
+    lost_below: Option<u64>,
+    /// NextSeg's cursor: segments below it are SACKed or retransmitted (RFC 6675's
+    /// HighRxt + 1, moved past SACKed segments too).
+    cursor: u64,
+    /// Retransmissions in the order made, with `snd_max` at the time: once a segment sent
+    /// after a retransmission is SACKed and the retransmission is not, it was lost too.
+    retx_log: VecDeque<(u64, u64)>,
+}
+
+impl Scoreboard {
+    fn flag(&self, seq: u64) -> u8 {
+        seq.checked_sub(self.base)
+            .and_then(|k| self.flags.get(k as usize))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    fn flag_mut(&mut self, seq: u64) -> &mut u8 {
+        let k = (seq - self.base) as usize;
+        if self.flags.len() <= k {
+            self.flags.resize(k + 1, 0);
+        }
+        &mut self.flags[k]
+    }
+
+    /// The cumulative ACK moved to `una`.
+    pub fn advance(&mut self, una: u64, dupthresh: u32) {
+        while self.base < una {
+            match self.flags.pop_front() {
+                Some(f) if f & SACKED != 0 => self.sacked -= 1,
+                Some(f) if f & RETRANSMITTED != 0 => self.retransmitted -= 1,
+                _ => {}
+            }
+            self.base += 1;
+        }
+        self.cursor = self.cursor.max(una);
+        if self.lost_below.is_some_and(|l| l < una) {
+            self.find_lost_boundary(dupthresh);
+        }
+    }
+
+    /// The receiver reported the segments of `blocks` (clipped to [base, snd_max)).
+    pub fn mark(&mut self, blocks: &SackBlocks, snd_max: u64, dupthresh: u32) {
+        let mut moved = false;
+        for (start, end) in blocks.iter() {
+            for seq in start.max(self.base)..end.min(snd_max) {
+                let f = self.flag_mut(seq);
+                if *f & SACKED != 0 {
+                    continue;
+                }
+                let was_retransmitted = *f & RETRANSMITTED != 0;
+                *f |= SACKED;
+                self.sacked += 1;
+                if was_retransmitted {
+                    self.retransmitted -= 1;
+                }
+                self.high_sacked = self.high_sacked.max(seq + 1);
+                moved |= self.lost_below.is_none_or(|l| seq > l);
+            }
+        }
+        if moved {
+            self.find_lost_boundary(dupthresh);
+        }
+        self.detect_lost_retransmissions();
+    }
+
+    /// Lost retransmissions (as ns-2's scoreboard and Linux detect them; RFC 6675 leaves
+    /// them to the RTO): a retransmitted segment still not SACKed when something sent after
+    /// it was becomes a hole again, for NextSeg to retransmit once more.
+    fn detect_lost_retransmissions(&mut self) {
+        while let Some(&(seq, sent_before)) = self.retx_log.front() {
+            if seq < self.base || self.flag(seq) & SACKED != 0 {
+                self.retx_log.pop_front();
+                continue;
+            }
+            if self.high_sacked <= sent_before {
+                break; // later retransmissions were made later still
+            }
+            self.retx_log.pop_front();
+            *self.flag_mut(seq) &= !RETRANSMITTED;
+            self.retransmitted -= 1;
+            self.cursor = self.cursor.min(seq);
+        }
+    }
+
+    /// The `dupthresh`-th highest SACKed segment, from the top of the scoreboard (the
+    /// segments above the old boundary are few: the scan is short).
+    fn find_lost_boundary(&mut self, dupthresh: u32) {
+        self.lost_below = None;
+        if self.sacked < u64::from(dupthresh) {
+            return;
+        }
+        let mut seen = 0;
+        for (k, f) in self.flags.iter().enumerate().rev() {
+            if f & SACKED != 0 {
+                seen += 1;
+                if seen == dupthresh {
+                    self.lost_below = Some(self.base + k as u64);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// RFC 6675 IsLost.
+    pub fn is_lost(&self, seq: u64) -> bool {
+        self.lost_below.is_some_and(|l| seq < l) && self.flag(seq) & SACKED == 0
+    }
+
+    /// RFC 6675 SetPipe: segments in [base, snd_max) that are neither SACKed nor lost,
+    /// plus the retransmitted ones not SACKed.
+    pub fn pipe(&self, snd_max: u64, dupthresh: u32) -> u64 {
+        let not_lost = match self.lost_below {
+            // Above the boundary: the boundary itself and dupthresh - 1 more are SACKed.
+            Some(l) => snd_max - l - u64::from(dupthresh),
+            None => snd_max - self.base - self.sacked,
+        };
+        not_lost + self.retransmitted
+    }
+
+    /// The first segment at or after the cursor that is neither SACKed nor retransmitted,
+    /// if it lies below the highest SACKed segment (NextSeg's rules 1 and 3).
+    fn first_hole(&mut self) -> Option<u64> {
+        while self.cursor < self.high_sacked && self.flag(self.cursor) != 0 {
+            self.cursor += 1;
+        }
+        (self.cursor < self.high_sacked).then_some(self.cursor)
+    }
+
+    /// Segment `seq` is retransmitted while `snd_max` is the next new segment.
+    pub fn retransmitting(&mut self, seq: u64, snd_max: u64) {
+        let f = self.flag_mut(seq);
+        if *f & (SACKED | RETRANSMITTED) == 0 {
+            *f |= RETRANSMITTED;
+            self.retransmitted += 1;
+            self.retx_log.push_back((seq, snd_max));
+        }
+    }
+
+    /// Forget what the receiver reported (after a timeout, RFC 2018: it may renege).
+    pub fn clear(&mut self) {
+        self.flags.clear();
+        self.sacked = 0;
+        self.retransmitted = 0;
+        self.high_sacked = 0;
+        self.lost_below = None;
+        self.cursor = self.base;
+        self.retx_log.clear();
+    }
+
+    #[cfg(test)]
+    pub fn sacked(&self) -> u64 {
+        self.sacked
+    }
+}
+
+impl Sender {
+    /// During SACK recovery: send while cwnd - pipe >= 1, what NextSeg picks.
+    pub(super) fn sack_send(&mut self, now: Time, out: &mut Vec<Tx>) {
+        let dt = self.cfg.dupthresh;
+        let cwnd = crate::sim::floor(self.st.cwnd) as u64;
+        let mut pipe = self.scoreboard.pipe(self.snd_max, dt);
+        let rwnd_end = self.snd_una.saturating_add(crate::sim::floor(self.st.rwnd) as u64);
+        while cwnd >= pipe + 1 {
+            let hole = self.scoreboard.first_hole();
+            let seq = match hole {
+                // Rule 1: a lost segment not yet retransmitted.
+                Some(s) if self.scoreboard.is_lost(s) => s,
+                // Rule 2: new data.
+                _ if self.snd_max < self.limit() && self.snd_max < rwnd_end => self.snd_max,
+                // Rule 3: an unSACKed segment below the highest SACKed one.
+                Some(s) => s,
+                None => break,
+            };
+            if seq < self.snd_max {
+                self.scoreboard.retransmitting(seq, self.snd_max);
+                self.emit_data(seq, now, out);
+            } else {
+                self.emit_data(seq, now, out);
+                self.snd_max += 1;
+                self.snd_nxt = self.snd_max;
+            }
+            pipe += 1;
+        }
+        self.st.flight = self.snd_max - self.snd_una;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn blocks(b: &[(u64, u64)]) -> SackBlocks {
+        let mut s = SackBlocks::default();
+        for &r in b {
+            s.blocks[s.n as usize] = r;
+            s.n += 1;
+        }
+        s
+    }
+
+    #[test]
+    fn pipe_and_is_lost_follow_rfc_6675() {
+        // Segments 0..10 outstanding; 0 and 2 lost, the receiver has 1 and 3..10.
+        let mut sb = Scoreboard::default();
+        sb.mark(&blocks(&[(1, 2)]), 10, 3);
+        assert_eq!(sb.pipe(10, 3), 9, "one SACKed, none lost yet");
+        assert!(!sb.is_lost(0));
+        sb.mark(&blocks(&[(3, 5), (1, 2)]), 10, 3);
+        // SACKed 1, 3, 4: 0 has three above it -> lost; 2 has two -> not yet.
+        assert!(sb.is_lost(0) && !sb.is_lost(2));
+        assert_eq!(sb.lost_below, Some(1));
+        // pipe: 2, 5..10 not SACKed and not lost = 6
+        assert_eq!(sb.pipe(10, 3), 6);
+        sb.mark(&blocks(&[(3, 10)]), 10, 3);
+        assert!(sb.is_lost(0) && sb.is_lost(2) && !sb.is_lost(3));
+        assert_eq!(sb.pipe(10, 3), 0);
+        // Retransmitting 0 puts it back in the pipe; a cumulative ACK up to 2 takes it out.
+        sb.retransmitting(0, 10);
+        assert_eq!(sb.pipe(10, 3), 1);
+        sb.advance(2, 3);
+        assert_eq!((sb.pipe(10, 3), sb.sacked()), (0, 7));
+        assert_eq!(sb.first_hole(), Some(2));
+        sb.retransmitting(2, 10);
+        assert_eq!(sb.first_hole(), None, "nothing unSACKed below the highest SACK");
+        sb.advance(10, 3);
+        assert_eq!((sb.pipe(10, 3), sb.sacked(), sb.lost_below), (0, 0, None));
+    }
+
+    #[test]
+    fn a_retransmission_is_lost_once_a_later_segment_is_sacked() {
+        let mut sb = Scoreboard::default();
+        sb.mark(&blocks(&[(1, 10)]), 10, 3);
+        assert_eq!(sb.first_hole(), Some(0));
+        sb.retransmitting(0, 10);
+        assert_eq!(sb.first_hole(), None);
+        // SACKs of what was sent before the retransmission say nothing about it...
+        sb.mark(&blocks(&[(1, 10)]), 12, 3);
+        assert_eq!((sb.first_hole(), sb.pipe(12, 3)), (None, 2 + 1));
+        // ...segment 10, sent after it, arriving first does: 0 is a hole again.
+        sb.mark(&blocks(&[(1, 11)]), 12, 3);
+        assert_eq!(sb.first_hole(), Some(0));
+        assert!(sb.is_lost(0));
+        assert_eq!(sb.pipe(12, 3), 1, "11 in flight, the lost retransmission not");
+    }
+
+    #[test]
+    fn the_lost_boundary_matches_a_direct_count_under_random_sacks() {
+        let mut r = crate::sim::Rng::from_seed(5);
+        for _ in 0..200 {
+            let mut sb = Scoreboard::default();
+            let snd_max = 200;
+            let mut una = 0;
+            let mut sacked = vec![false; 200];
+            for _ in 0..30 {
+                let s = (r.next_u64() % 190) + 1;
+                let e = (s + 1 + r.next_u64() % 8).min(snd_max);
+                sb.mark(&blocks(&[(s, e)]), snd_max, 3);
+                for x in s.max(una)..e {
+                    sacked[x as usize] = true;
+                }
+                if r.next_u64() % 4 == 0 {
+                    una = (una + r.next_u64() % 10).min(snd_max);
+                    sb.advance(una, 3);
+                }
+                for q in una..snd_max {
+                    let above = (q + 1..snd_max).filter(|&x| sacked[x as usize]).count();
+                    let lost = above >= 3 && !sacked[q as usize];
+                    assert_eq!(sb.is_lost(q), lost, "segment {q}");
+                }
+                let pipe = (una..snd_max)
+                    .filter(|&q| !sacked[q as usize] && !sb.is_lost(q))
+                    .count();
+                assert_eq!(sb.pipe(snd_max, 3), pipe as u64);
+            }
+        }
+    }
+}
