@@ -41,6 +41,12 @@ import pandas as pd
 from tcplab.scenario import normalise
 
 AGENTS = {"newreno": "Agent/TCP/Newreno", "reno": "Agent/TCP/Reno", "tahoe": "Agent/TCP"}
+# tcplab algorithm -> the Linux 2.6.22 module ns-2.35's TCP-Linux (Agent/TCP/Linux) selects
+# with `select_ca`. TCP-Linux always runs with SACK and timestamps.
+LINUX_CA = {"cubic_linux": "cubic", "highspeed": "highspeed", "scalable": "scalable", "htcp": "htcp",
+            "bic": "bic", "hybla": "hybla", "illinois": "illinois", "veno": "veno",
+            "westwood_plus": "westwood", "vegas": "vegas", "yeah": "yeah", "lp": "lp",
+            "compound": "compound"}
 INT_MAX = 2**31 - 1
 LOSS_POSITIONS = ("head", "link")
 LOSS_SOURCES = ("ns2", "tcplab")
@@ -67,8 +73,12 @@ def _int_window(x: float) -> int:
 def _check_flow(i: int, f: dict) -> None:
     if f.get("transport", "tcp") != "tcp":
         raise Ns2Error(f"flows[{i}]: only TCP flows are translated to ns-2")
-    if f["cc"] not in AGENTS:
-        raise Ns2Error(f"flows[{i}].cc: {f['cc']} has no ns-2 counterpart here; allowed: {', '.join(AGENTS)}")
+    if f["cc"] not in AGENTS and f["cc"] not in LINUX_CA:
+        raise Ns2Error(f"flows[{i}].cc: {f['cc']} has no ns-2 counterpart here; allowed: "
+                       f"{', '.join([*AGENTS, *LINUX_CA])}")
+    if f["cc"] in LINUX_CA and not (f["tcp"]["timestamps"] and f["tcp"].get("sack")):
+        raise Ns2Error(f"flows[{i}].tcp: ns-2's TCP-Linux ({f['cc']}) always uses SACK and timestamps; "
+                       "set sack = true and timestamps = true")
     if f["switch"]:
         raise Ns2Error(f"flows[{i}].switch: ns-2 cannot switch algorithms")
     t = f["tcp"]
@@ -84,6 +94,12 @@ def _check_flow(i: int, f: dict) -> None:
         raise Ns2Error(f"flows[{i}].tcp.rtt_sample_interval: ns-2's agents time one segment per window")
     if float(t["init_cwnd"]) != int(t["init_cwnd"]):
         raise Ns2Error(f"flows[{i}].tcp.init_cwnd: ns-2's windowInit_ is a whole number of segments")
+
+
+def _agent(f: dict) -> str:
+    if f["cc"] in LINUX_CA:
+        return "Agent/TCP/Linux"
+    return "Agent/TCP/Sack1" if f["tcp"].get("sack") else AGENTS[f["cc"]]
 
 
 def _replayed_losses(spec: dict, seed: int, link: dict, d: str) -> str:
@@ -189,7 +205,7 @@ def tcl_script(
         t = f["tcp"]
         src, dst = node_ids[f["src"]], node_ids[f["dst"]]
         L += [
-            f"set tcp({i}) [new {'Agent/TCP/Sack1' if t.get('sack') else AGENTS[f['cc']]}]",
+            f"set tcp({i}) [new {_agent(f)}]",
             f"$tcp({i}) set fid_ {i}",
             f"$tcp({i}) set packetSize_ {t['mss']}",
             f"$tcp({i}) set tcpip_base_hdr_size_ {t['header']}",
@@ -210,6 +226,8 @@ def tcl_script(
             # ns-2's random send overhead: each packet waits U[0, overhead_] before it goes out.
             f"$tcp({i}) set overhead_ {_num(t.get('send_jitter', 0.0))}",
         ]
+        if f["cc"] in LINUX_CA:
+            L.append(f"$ns at 0 \"$tcp({i}) select_ca {LINUX_CA[f['cc']]}\"")
         for k, v in (agent_options or {}).items():
             L.append(f"$tcp({i}) set {k} {v}")
         L.append(f"$ns attach-agent $n({src}) $tcp({i})")
@@ -224,6 +242,8 @@ def tcl_script(
             ]
         else:
             L.append(f"set sink({i}) [new Agent/TCPSink{'/Sack1' if t.get('sack') else ''}]")
+        if f["cc"] in LINUX_CA:
+            L.append(f"$sink({i}) set ts_echo_rfc1323_ true")
         L += [
             f"$ns attach-agent $n({dst}) $sink({i})",
             f"$ns connect $tcp({i}) $sink({i})",
