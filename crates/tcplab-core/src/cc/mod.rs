@@ -7,8 +7,11 @@
 use crate::sim::{Rng, Time};
 use std::collections::BTreeMap;
 
+mod cubic;
+mod cubic_linux;
 mod esse;
 pub mod fair_share;
+pub mod linux;
 mod newreno;
 mod reno;
 mod rfs;
@@ -242,6 +245,8 @@ pub const REGISTRY: &[(&str, Constructor)] = &[
     ("rfs", sender_side_mods::SenderSideMods::create_rfs),
     ("wpp", sender_side_mods::SenderSideMods::create_wpp),
     ("esse", sender_side_mods::SenderSideMods::create_esse),
+    ("cubic_linux", cubic_linux::CubicLinux::create),
+    ("cubic", cubic::Cubic::create),
 ];
 
 /// Parameters whose values are names; the scenario turns a name into its index here.
