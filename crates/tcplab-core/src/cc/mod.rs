@@ -11,10 +11,12 @@ mod cubic;
 mod cubic_linux;
 mod esse;
 pub mod fair_share;
+mod highspeed;
 pub mod linux;
 mod newreno;
 mod reno;
 mod rfs;
+mod scalable;
 mod sender_side_mods;
 mod tahoe;
 mod westwood;
@@ -247,6 +249,8 @@ pub const REGISTRY: &[(&str, Constructor)] = &[
     ("esse", sender_side_mods::SenderSideMods::create_esse),
     ("cubic_linux", cubic_linux::CubicLinux::create),
     ("cubic", cubic::Cubic::create),
+    ("highspeed", highspeed::HighSpeed::create),
+    ("scalable", scalable::Scalable::create),
 ];
 
 /// Parameters whose values are names; the scenario turns a name into its index here.
