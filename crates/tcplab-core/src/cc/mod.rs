@@ -7,11 +7,13 @@
 use crate::sim::{Rng, Time};
 use std::collections::BTreeMap;
 
+mod bic;
 mod cubic;
 mod cubic_linux;
 mod esse;
 pub mod fair_share;
 mod highspeed;
+mod htcp;
 pub mod linux;
 mod newreno;
 mod reno;
@@ -251,6 +253,8 @@ pub const REGISTRY: &[(&str, Constructor)] = &[
     ("cubic", cubic::Cubic::create),
     ("highspeed", highspeed::HighSpeed::create),
     ("scalable", scalable::Scalable::create),
+    ("htcp", htcp::Htcp::create),
+    ("bic", bic::Bic::create),
 ];
 
 /// Parameters whose values are names; the scenario turns a name into its index here.
