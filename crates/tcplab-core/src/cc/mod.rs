@@ -14,6 +14,8 @@ mod esse;
 pub mod fair_share;
 mod highspeed;
 mod htcp;
+mod hybla;
+mod illinois;
 pub mod linux;
 mod newreno;
 mod reno;
@@ -21,7 +23,9 @@ mod rfs;
 mod scalable;
 mod sender_side_mods;
 mod tahoe;
+mod veno;
 mod westwood;
+mod westwood_plus;
 mod wpp;
 
 pub use fair_share::PathShare;
@@ -255,6 +259,10 @@ pub const REGISTRY: &[(&str, Constructor)] = &[
     ("scalable", scalable::Scalable::create),
     ("htcp", htcp::Htcp::create),
     ("bic", bic::Bic::create),
+    ("hybla", hybla::Hybla::create),
+    ("illinois", illinois::Illinois::create),
+    ("veno", veno::Veno::create),
+    ("westwood_plus", westwood_plus::WestwoodPlus::create),
 ];
 
 /// Parameters whose values are names; the scenario turns a name into its index here.
