@@ -43,6 +43,7 @@ pub struct Bic {
     epoch_start: Option<f64>,
     delayed_ack: i64,
     cwnd_cnt: u64,
+    loss: linux::LossState,
 }
 
 impl Bic {
@@ -80,6 +81,7 @@ impl Bic {
             epoch_start: None,
             delayed_ack: 2 << 4,
             cwnd_cnt: 0,
+            loss: linux::LossState::default(),
         }
     }
 
@@ -142,7 +144,9 @@ impl CongestionControl for Bic {
     }
 
     fn on_ack(&mut self, st: &mut CcState, ack: &AckSample) {
-        if ack.acked > 0 && st.phase != Phase::TimeoutRecovery {
+        // (bictcp_acked: only in the open state, not in the Loss state after a timeout)
+        let in_loss = self.loss.on_ack(ack.acked);
+        if ack.acked > 0 && !in_loss && st.phase != Phase::TimeoutRecovery {
             let cnt = ack.acked as i64 - (self.delayed_ack >> 4);
             self.delayed_ack += cnt;
         }
@@ -179,6 +183,9 @@ impl CongestionControl for Bic {
         self.cwnd_cnt = 0;
         if signal == Signal::Timeout {
             self.reset();
+            self.loss.on_timeout(st);
+        } else {
+            self.loss.clear();
         }
     }
 

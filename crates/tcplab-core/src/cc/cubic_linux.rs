@@ -61,6 +61,7 @@ pub struct CubicLinux {
     delayed_ack: i64,
     /// Linux's snd_cwnd_cnt.
     cwnd_cnt: u64,
+    loss: linux::LossState,
     /// The last target window (for the time series).
     target: f64,
 }
@@ -114,6 +115,7 @@ impl CubicLinux {
             tcp_cwnd: 0,
             delayed_ack: 2 << 4,
             cwnd_cnt: 0,
+            loss: linux::LossState::default(),
             target: f64::NAN,
         };
         s.reset();
@@ -221,7 +223,9 @@ impl CongestionControl for CubicLinux {
     fn on_ack(&mut self, st: &mut CcState, ack: &AckSample) {
         let now = linux::now_secs(st);
         // bictcp_acked (packets per ACK), only in the open state
-        if ack.acked > 0 && st.phase != Phase::TimeoutRecovery {
+        // (bictcp_acked: only in the open state, not in the Loss state after a timeout)
+        let in_loss = self.loss.on_ack(ack.acked);
+        if ack.acked > 0 && !in_loss && st.phase != Phase::TimeoutRecovery {
             let cnt = ack.acked as i64 - (self.delayed_ack >> 4);
             self.delayed_ack += cnt;
         }
@@ -251,6 +255,9 @@ impl CongestionControl for CubicLinux {
         self.cwnd_cnt = 0;
         if signal == Signal::Timeout {
             self.reset();
+            self.loss.on_timeout(st);
+        } else {
+            self.loss.clear();
         }
     }
 

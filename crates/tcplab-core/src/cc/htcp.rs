@@ -23,8 +23,7 @@
 //! 0.5, `beta_max` = 0.8.
 //!
 //! Departures from the kernel: continuous time (no jiffies; the integer parts of α's
-//! formula are kept); the end of a timeout's loss state is taken at the first new ACK after
-//! it (Linux: when the data outstanding at the timeout is acknowledged); the undo of
+//! formula are kept); the undo of
 //! spurious reductions is not modelled; `tcp_is_cwnd_limited` is not checked.
 use super::linux::{self, param_flag, param_in, snd_cwnd};
 use super::{check_params, AckSample, CcState, CongestionControl, Params, Phase, Recovery, Signal};
@@ -54,6 +53,7 @@ pub struct Htcp {
     bi: f64,
     lasttime: f64,
     cwnd_cnt: u64,
+    loss: linux::LossState,
 }
 
 impl Htcp {
@@ -97,6 +97,7 @@ impl Htcp {
             bi: 0.0,
             lasttime: 0.0,
             cwnd_cnt: 0,
+            loss: linux::LossState::default(),
         }
     }
 
@@ -189,7 +190,7 @@ impl CongestionControl for Htcp {
             return;
         }
         let now = linux::now_secs(st);
-        let open = matches!(st.phase, Phase::SlowStart | Phase::CongestionAvoidance);
+        let open = matches!(st.phase, Phase::SlowStart | Phase::CongestionAvoidance) && !self.loss.active();
         if open {
             self.pkts_acked = ack.acked;
         }
@@ -222,10 +223,10 @@ impl CongestionControl for Htcp {
         }
     }
 
-    fn on_ack(&mut self, st: &mut CcState, _ack: &AckSample) {
+    fn on_ack(&mut self, st: &mut CcState, ack: &AckSample) {
         let now = linux::now_secs(st);
-        if st.phase == Phase::TimeoutRecovery {
-            // leaving the loss state
+        if self.loss.on_ack(ack.acked) && !self.loss.active() {
+            // the Loss state ends: back to open (Linux `htcp_state`)
             self.last_cong = now;
         }
         if linux::in_slow_start(st) {
@@ -255,6 +256,11 @@ impl CongestionControl for Htcp {
         linux::apply_loss(st, signal, ssthresh);
         self.cwnd_cnt = 0;
         self.last_cong = linux::now_secs(st);
+        if signal == Signal::Timeout {
+            self.loss.on_timeout(st);
+        } else {
+            self.loss.clear();
+        }
     }
 
     fn on_recovery_exit(&mut self, st: &mut CcState) {

@@ -8,7 +8,8 @@
 //! 2^(k/8) in 1/128, clamped to ssthresh) and ρ²/cwnd in congestion avoidance, in 1/128
 //! of a segment with the fractions carried over (the kernel's `snd_cwnd_cents`). Loss: Reno's
 //! ssthresh = max(⌊cwnd/2⌋, 2), cwnd = ssthresh (1 after a timeout); outside the open state
-//! (our timeout recovery) the increase is Reno's.
+//! (the Loss state after a timeout, until what was outstanding then is acknowledged) the
+//! increase is Reno's.
 //!
 //! Parameters (`cc_params`): `rtt0` = 0.025 s.
 //!
@@ -17,7 +18,7 @@
 //! srtt = 0 and keep ρ = 1); the kernel's window clamp of 65535 segments is not applied (the
 //! receiver window is the limit); `tcp_is_cwnd_limited` is not checked.
 use super::linux::{self, param_in, snd_cwnd};
-use super::{check_params, AckSample, CcState, CongestionControl, Params, Phase, Recovery, Signal};
+use super::{check_params, AckSample, CcState, CongestionControl, Params, Recovery, Signal};
 
 /// 2^(k/8) in 1/128 for k = 0..7 (the kernel's table).
 const FRACTIONS: [u64; 8] = [128, 139, 152, 165, 181, 197, 215, 234];
@@ -32,6 +33,7 @@ pub struct Hybla {
     /// smallest srtt seen (seconds)
     min_srtt: f64,
     cwnd_cnt: u64,
+    loss: linux::LossState,
 }
 
 impl Hybla {
@@ -56,6 +58,7 @@ impl Hybla {
             cents: 0,
             min_srtt: f64::INFINITY,
             cwnd_cnt: 0,
+            loss: linux::LossState::default(),
         };
         h.recalc(0.0);
         h
@@ -79,12 +82,13 @@ impl CongestionControl for Hybla {
         Recovery::NewReno
     }
 
-    fn on_ack(&mut self, st: &mut CcState, _ack: &AckSample) {
+    fn on_ack(&mut self, st: &mut CcState, ack: &AckSample) {
+        self.loss.on_ack(ack.acked);
         if st.srtt > 0.0 && st.srtt < self.min_srtt {
             self.recalc(st.srtt);
             self.min_srtt = st.srtt;
         }
-        if st.phase == Phase::TimeoutRecovery {
+        if self.loss.active() {
             if linux::in_slow_start(st) {
                 linux::slow_start(st);
             } else {
@@ -114,6 +118,11 @@ impl CongestionControl for Hybla {
         let ssthresh = linux::recomputes_ssthresh(st, signal).then(|| (snd_cwnd(st) / 2).max(2));
         linux::apply_loss(st, signal, ssthresh);
         self.cwnd_cnt = 0;
+        if signal == Signal::Timeout {
+            self.loss.on_timeout(st);
+        } else {
+            self.loss.clear();
+        }
     }
 
     fn samples(&self, out: &mut Vec<(&'static str, f64)>) {

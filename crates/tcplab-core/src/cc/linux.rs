@@ -64,6 +64,40 @@ pub fn apply_loss(st: &mut CcState, signal: Signal, ssthresh: Option<u64>) {
     st.recovery_base = st.cwnd;
 }
 
+/// Linux's Loss state after a timeout: it lasts until the data outstanding at the timeout
+/// (`high_seq`) is acknowledged, while our backplane's timeout recovery ends with the first
+/// new ACK. The modules that act only in the open state (their `pkts_acked` statistics,
+/// Hybla's and Veno's own increase) ask this instead.
+#[derive(Debug, Clone, Default)]
+pub struct LossState {
+    /// Segments still to be acknowledged before the open state returns.
+    left: u64,
+}
+
+impl LossState {
+    /// A timeout: the state lasts until what is outstanding now is acknowledged.
+    pub fn on_timeout(&mut self, st: &CcState) {
+        self.left = st.flight.max(1);
+    }
+
+    /// Account a new ACK of `acked` segments; true if the ACK arrived in the Loss state.
+    pub fn on_ack(&mut self, acked: u64) -> bool {
+        let was = self.left > 0;
+        self.left = self.left.saturating_sub(acked);
+        was
+    }
+
+    /// Still in the Loss state (after the ACKs accounted so far)?
+    pub fn active(&self) -> bool {
+        self.left > 0
+    }
+
+    /// Fast retransmit ends the Loss state bookkeeping (the backplane left it).
+    pub fn clear(&mut self) {
+        self.left = 0;
+    }
+}
+
 /// Counts round trips in acknowledged segments: a round that starts when `flight` segments
 /// are outstanding ends when all of them are acknowledged (`strict`: when one more is, as
 /// Linux's `after(ack, end_seq)` with end_seq = snd_nxt at the start of the round).
@@ -208,6 +242,18 @@ mod tests {
         strict.on_ack(&st, 1, true);
         assert!(!strict.on_ack(&st, 4, true));
         assert!(strict.on_ack(&st, 1, true), "one beyond the end");
+    }
+
+    #[test]
+    fn the_loss_state_lasts_until_the_outstanding_data_is_acknowledged() {
+        let mut st = test_state(10.0, 5.0);
+        st.flight = 5;
+        let mut l = LossState::default();
+        assert!(!l.on_ack(1));
+        l.on_timeout(&st);
+        assert!(l.on_ack(3) && l.active());
+        assert!(l.on_ack(2) && !l.active(), "the ACK that ends it arrived in the state");
+        assert!(!l.on_ack(1));
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! period (every other RTT). A loss while N < β is taken as random: ssthresh =
 //! max(⌊cwnd·4/5⌋, 2); otherwise ssthresh = max(⌊cwnd/2⌋, 2); cwnd = ssthresh (1 after a
 //! timeout). With at most 2 RTT samples so far, and outside the open state (our timeout
-//! recovery), Veno is Reno.
+//! recovery until what was outstanding at the timeout is acknowledged), Veno is Reno.
 //!
 //! Veno needs an RTT per ACK (the kernel times every segment): run it with
 //! `tcp.timestamps = true`. Without timestamps there is a sample once per window, and an
@@ -22,7 +22,7 @@
 //! microseconds (the kernel adds 1 µs to every sample so that none is zero; so do we);
 //! `tcp_is_cwnd_limited` is not checked.
 use super::linux::{self, param_in, snd_cwnd};
-use super::{check_params, AckSample, CcState, CongestionControl, Params, Phase, Recovery, Signal};
+use super::{check_params, AckSample, CcState, CongestionControl, Params, Recovery, Signal};
 
 #[derive(Debug, Clone)]
 pub struct Veno {
@@ -37,6 +37,7 @@ pub struct Veno {
     diff2: u64,
     inc: bool,
     cwnd_cnt: u64,
+    loss: linux::LossState,
 }
 
 impl Veno {
@@ -62,6 +63,7 @@ impl Veno {
             diff2: 0,
             inc: true,
             cwnd_cnt: 0,
+            loss: linux::LossState::default(),
         }
     }
 
@@ -98,8 +100,9 @@ impl CongestionControl for Veno {
         }
     }
 
-    fn on_ack(&mut self, st: &mut CcState, _ack: &AckSample) {
-        if st.phase == Phase::TimeoutRecovery || self.cnt_rtt <= 2 {
+    fn on_ack(&mut self, st: &mut CcState, ack: &AckSample) {
+        self.loss.on_ack(ack.acked);
+        if self.loss.active() || self.cnt_rtt <= 2 {
             self.reno(st);
         } else {
             let rtt = if self.min_rtt.is_finite() {
@@ -143,6 +146,11 @@ impl CongestionControl for Veno {
         });
         linux::apply_loss(st, signal, ssthresh);
         self.cwnd_cnt = 0;
+        if signal == Signal::Timeout {
+            self.loss.on_timeout(st);
+        } else {
+            self.loss.clear();
+        }
     }
 
     fn on_recovery_exit(&mut self, st: &mut CcState) {
