@@ -7,14 +7,25 @@
 use crate::sim::{Rng, Time};
 use std::collections::BTreeMap;
 
+mod bic;
+mod cubic;
+mod cubic_linux;
 mod esse;
 pub mod fair_share;
+mod highspeed;
+mod htcp;
+mod hybla;
+mod illinois;
+pub mod linux;
 mod newreno;
 mod reno;
 mod rfs;
+mod scalable;
 mod sender_side_mods;
 mod tahoe;
+mod veno;
 mod westwood;
+mod westwood_plus;
 mod wpp;
 
 pub use fair_share::PathShare;
@@ -255,6 +266,16 @@ pub const REGISTRY: &[(&str, Constructor)] = &[
     ("rfs", sender_side_mods::SenderSideMods::create_rfs),
     ("wpp", sender_side_mods::SenderSideMods::create_wpp),
     ("esse", sender_side_mods::SenderSideMods::create_esse),
+    ("cubic_linux", cubic_linux::CubicLinux::create),
+    ("cubic", cubic::Cubic::create),
+    ("highspeed", highspeed::HighSpeed::create),
+    ("scalable", scalable::Scalable::create),
+    ("htcp", htcp::Htcp::create),
+    ("bic", bic::Bic::create),
+    ("hybla", hybla::Hybla::create),
+    ("illinois", illinois::Illinois::create),
+    ("veno", veno::Veno::create),
+    ("westwood_plus", westwood_plus::WestwoodPlus::create),
 ];
 
 /// Parameters whose values are names; the scenario turns a name into its index here.

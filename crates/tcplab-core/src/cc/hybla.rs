@@ -1,0 +1,207 @@
+//! TCP Hybla as Linux 2.6.22's `tcp_hybla.c` (ns-2.35 TCP-Linux): `hybla` (Caini,
+//! Firrincieli: "TCP Hybla: a TCP enhancement for heterogeneous networks", International
+//! Journal of Satellite Communications and Networking, 2004).
+//!
+//! A connection with a long RTT grows as fast in time as one with the reference RTT0 = 25 ms:
+//! ρ = max(srtt/RTT0, 1) (kept in eighths: ρ₈ = max(⌊8·srtt/RTT0⌋, 8), recomputed when srtt
+//! reaches a new minimum), and per ACK cwnd += 2^ρ − 1 in slow start (2^⌊ρ⌋ times a table of
+//! 2^(k/8) in 1/128, clamped to ssthresh) and ρ²/cwnd in congestion avoidance, in 1/128
+//! of a segment with the fractions carried over (the kernel's `snd_cwnd_cents`). Loss: Reno's
+//! ssthresh = max(⌊cwnd/2⌋, 2), cwnd = ssthresh (1 after a timeout); outside the open state
+//! (the Loss state after a timeout, until what was outstanding then is acknowledged) the
+//! increase is Reno's.
+//!
+//! Parameters (`cc_params`): `rtt0` = 0.025 s.
+//!
+//! Departures from the kernel: ρ is first computed at the first RTT sample (the kernel
+//! takes the srtt of the handshake at connection set-up; without a handshake it would see
+//! srtt = 0 and keep ρ = 1); the kernel's window clamp of 65535 segments is not applied (the
+//! receiver window is the limit); `tcp_is_cwnd_limited` is not checked.
+use super::linux::{self, param_in, snd_cwnd};
+use super::{check_params, AckSample, CcState, CongestionControl, Params, Recovery, Signal};
+
+/// 2^(k/8) in 1/128 for k = 0..7 (the kernel's table).
+const FRACTIONS: [u64; 8] = [128, 139, 152, 165, 181, 197, 215, 234];
+
+#[derive(Debug, Clone)]
+pub struct Hybla {
+    rtt0: f64,
+    rho: u64,
+    rho_3ls: u64,
+    rho2_7ls: u64,
+    cents: u64,
+    /// smallest srtt seen (seconds)
+    min_srtt: f64,
+    cwnd_cnt: u64,
+    loss: linux::LossState,
+}
+
+impl Hybla {
+    pub fn create(params: &Params) -> Result<Box<dyn CongestionControl>, String> {
+        const N: &str = "hybla";
+        check_params(N, params, &["rtt0"])?;
+        let rtt0 = param_in(N, params, "rtt0", 0.025, 0.0, 1e3)?;
+        if rtt0 < 1e-6 {
+            return Err(format!(
+                "{N}: rtt0 = {rtt0} is not allowed; must be >= 0.000001 s (1 µs)"
+            ));
+        }
+        Ok(Box::new(Hybla::new(rtt0)))
+    }
+
+    pub fn new(rtt0: f64) -> Hybla {
+        let mut h = Hybla {
+            rtt0,
+            rho: 0,
+            rho_3ls: 0,
+            rho2_7ls: 0,
+            cents: 0,
+            min_srtt: f64::INFINITY,
+            cwnd_cnt: 0,
+            loss: linux::LossState::default(),
+        };
+        h.recalc(0.0);
+        h
+    }
+
+    fn recalc(&mut self, srtt: f64) {
+        // (ρ capped at 2^20 so that 2^ρ and ρ² stay representable; the 1e-9 keeps exact
+        // ratios such as 0.1/0.025 from rounding down)
+        self.rho_3ls = (crate::sim::floor(8.0 * srtt / self.rtt0 + 1e-9).min(8.0 * 1048576.0) as u64).max(8);
+        self.rho = self.rho_3ls >> 3;
+        self.rho2_7ls = (self.rho_3ls * self.rho_3ls) << 1;
+    }
+}
+
+impl CongestionControl for Hybla {
+    fn name(&self) -> &'static str {
+        "hybla"
+    }
+
+    fn recovery(&self) -> Recovery {
+        Recovery::NewReno
+    }
+
+    fn on_ack(&mut self, st: &mut CcState, ack: &AckSample) {
+        self.loss.on_ack(ack.acked);
+        if st.srtt > 0.0 && st.srtt < self.min_srtt {
+            self.recalc(st.srtt);
+            self.min_srtt = st.srtt;
+        }
+        if self.loss.active() {
+            if linux::in_slow_start(st) {
+                linux::slow_start(st);
+            } else {
+                linux::reno_ai(st, &mut self.cwnd_cnt);
+            }
+            return;
+        }
+        let fraction = self.rho_3ls - (self.rho << 3);
+        let slow_start = st.cwnd < st.ssthresh;
+        let increment = if slow_start {
+            (1u64 << self.rho.min(40)) * FRACTIONS[fraction as usize] - 128
+        } else {
+            self.rho2_7ls / snd_cwnd(st)
+        };
+        st.cwnd += (increment >> 7) as f64;
+        self.cents += increment % 128;
+        while self.cents >= 128 {
+            st.cwnd += 1.0;
+            self.cents -= 128;
+        }
+        if slow_start {
+            st.cwnd = st.cwnd.min(st.ssthresh);
+        }
+    }
+
+    fn on_congestion(&mut self, st: &mut CcState, signal: Signal) {
+        let ssthresh = linux::recomputes_ssthresh(st, signal).then(|| (snd_cwnd(st) / 2).max(2));
+        linux::apply_loss(st, signal, ssthresh);
+        self.cwnd_cnt = 0;
+        if signal == Signal::Timeout {
+            self.loss.on_timeout(st);
+        } else {
+            self.loss.clear();
+        }
+    }
+
+    fn samples(&self, out: &mut Vec<(&'static str, f64)>) {
+        out.push(("hybla_rho", self.rho_3ls as f64 / 8.0));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::{create, test_state};
+
+    fn ack() -> AckSample {
+        AckSample {
+            acked: 1,
+            duplicate: false,
+            rtt: None,
+        }
+    }
+
+    #[test]
+    fn rho_scales_slow_start_and_congestion_avoidance() {
+        // srtt 100 ms: ρ = 4 (ρ₈ = 32). Slow start: +2^4 − 1 = 15 per ACK.
+        let mut h = Hybla::new(0.025);
+        let mut st = test_state(2.0, 1e9);
+        st.srtt = 0.1;
+        h.on_ack(&mut st, &ack());
+        assert_eq!((h.rho, st.cwnd), (4, 17.0));
+        // Congestion avoidance at w = 100: ρ²/w = 16/100 per ACK = 20/128 (⌊2048/100⌋) per
+        // ACK: after 7 ACKs 140/128 → +1 with 12/128 carried.
+        let mut st = test_state(100.0, 50.0);
+        st.srtt = 0.1;
+        for _ in 0..6 {
+            h.on_ack(&mut st, &ack());
+        }
+        assert_eq!(st.cwnd, 100.0);
+        h.on_ack(&mut st, &ack());
+        assert_eq!((st.cwnd, h.cents), (101.0, 12));
+    }
+
+    #[test]
+    fn fractional_rho_uses_the_table_and_short_rtts_are_reno() {
+        // srtt = 1.5·RTT0: ρ₈ = 12 (ρ = 1.5): 2·181 − 128 = 234/128 = 1.83 per ACK ≈ 2^1.5 − 1.
+        let mut h = Hybla::new(0.25);
+        let mut st = test_state(2.0, 1e9);
+        st.srtt = 0.375;
+        h.on_ack(&mut st, &ack());
+        assert_eq!((st.cwnd, h.cents), (3.0, 106));
+        // srtt 10 ms < RTT0: ρ = 1, Reno: +1 per ACK in slow start, 1/w in CA.
+        let mut h = Hybla::new(0.025);
+        let mut st = test_state(2.0, 1e9);
+        st.srtt = 0.01;
+        h.on_ack(&mut st, &ack());
+        assert_eq!(st.cwnd, 3.0);
+        // slow start is clamped to ssthresh
+        let mut h = Hybla::new(0.025);
+        let mut st = test_state(2.0, 10.0);
+        st.srtt = 0.1;
+        h.on_ack(&mut st, &ack());
+        assert_eq!(st.cwnd, 10.0);
+    }
+
+    #[test]
+    fn loss_halves_and_rtt0_is_a_parameter() {
+        let mut h = Hybla::new(0.025);
+        let mut st = test_state(41.0, 1e9);
+        h.on_congestion(&mut st, Signal::DupAcks);
+        assert_eq!((st.ssthresh, st.cwnd), (20.0, 20.0));
+        let mut p = Params::new();
+        p.insert("rtt0".into(), 0.05);
+        let mut cc = create("hybla", &p).unwrap();
+        let mut st = test_state(2.0, 1e9);
+        st.srtt = 0.1;
+        cc.on_ack(&mut st, &ack());
+        assert_eq!(st.cwnd, 5.0, "ρ = 2: +3");
+        p.insert("rtt0".into(), 0.0);
+        assert_eq!(
+            create("hybla", &p).err().unwrap(),
+            "hybla: rtt0 = 0 is not allowed; must be >= 0.000001 s (1 µs)"
+        );
+    }
+}

@@ -1,0 +1,258 @@
+//! TCP Westwood+ (Mascolo, Grieco, Ferorelli, Camarda, Piscitelli: "Performance evaluation
+//! of Westwood+ TCP congestion control", Performance Evaluation 2004; Grieco, Mascolo, CCR
+//! 2004) as Linux 2.6.22's `tcp_westwood.c` (ns-2.35 TCP-Linux): `westwood_plus`. Not the
+//! same algorithm as tcplab's `westwood_be`/`westwood_re`/`westwood_crb` (the UCLA ns-2
+//! module of Gerla et al., with a per-ACK Tustin filter).
+//!
+//! The bandwidth estimate is built once per RTT: the segments acknowledged (duplicate ACKs
+//! count one segment each, a later cumulative ACK is credited only with what they did not
+//! cover) are summed over an interval of at least max(RTT, 50 ms) (RTT = srtt), and the
+//! sample b_k = segments / interval is filtered twice with gain 1/8: b̂'ₖ = (7 b̂'ₖ₋₁ + b_k)/8,
+//! BWE = (7 BWE + b̂'ₖ)/8 (the first sample fills both). Growth is Reno's (Linux: +1 per
+//! cwnd + 1 ACKs in congestion avoidance). On duplicate ACKs ssthresh = max(⌊cwnd/2⌋, 2)
+//! during recovery, and when recovery ends cwnd = ssthresh = max(⌊BWE·RTTmin⌋, 2) (the
+//! kernel's `CA_EVENT_COMPLETE_CWR`), RTTmin the smallest srtt seen. After a timeout the
+//! kernel keeps Reno's ssthresh = max(⌊cwnd/2⌋, 2) and cwnd = 1; the paper sets ssthresh =
+//! BWE·RTTmin there too: `timeout_bwe = 1`.
+//!
+//! Parameters (`cc_params`): `timeout_bwe` = 0, `min_interval` = 0.05 s (the kernel's
+//! TCP_WESTWOOD_RTT_MIN).
+//!
+//! Departures from the kernel: continuous time and a float estimate (segments per second,
+//! not bytes per jiffy); the kernel's fast path (in-order ACKs counted without the
+//! duplicate-ACK bookkeeping) is the same count here.
+use super::linux::{self, param_flag, param_in, snd_cwnd};
+use super::{check_params, AckSample, CcState, CongestionControl, Params, Recovery, Signal};
+
+#[derive(Debug, Clone)]
+pub struct WestwoodPlus {
+    timeout_bwe: bool,
+    min_interval: f64,
+    bw_ns_est: f64,
+    bw_est: f64,
+    rtt_win_sx: Option<f64>,
+    bk: f64,
+    accounted: u64,
+    rtt: f64,
+    rtt_min: f64,
+    cwnd_cnt: u64,
+}
+
+impl WestwoodPlus {
+    pub fn create(params: &Params) -> Result<Box<dyn CongestionControl>, String> {
+        const N: &str = "westwood_plus";
+        check_params(N, params, &["timeout_bwe", "min_interval"])?;
+        let min_interval = param_in(N, params, "min_interval", 0.05, 0.0, 1e3)?;
+        if min_interval < 1e-6 {
+            return Err(format!(
+                "{N}: min_interval = {min_interval} is not allowed; must be >= 0.000001 s (1 µs)"
+            ));
+        }
+        Ok(Box::new(WestwoodPlus::new(
+            param_flag(N, params, "timeout_bwe", false)?,
+            min_interval,
+        )))
+    }
+
+    pub fn new(timeout_bwe: bool, min_interval: f64) -> WestwoodPlus {
+        WestwoodPlus {
+            timeout_bwe,
+            min_interval,
+            bw_ns_est: 0.0,
+            bw_est: 0.0,
+            rtt_win_sx: None,
+            bk: 0.0,
+            accounted: 0,
+            rtt: 0.0,
+            rtt_min: f64::INFINITY,
+            cwnd_cnt: 0,
+        }
+    }
+
+    fn filter(&mut self, delta: f64) {
+        let sample = self.bk / delta;
+        if self.bw_ns_est == 0.0 && self.bw_est == 0.0 {
+            self.bw_ns_est = sample;
+            self.bw_est = sample;
+        } else {
+            self.bw_ns_est = (7.0 * self.bw_ns_est + sample) / 8.0;
+            self.bw_est = (7.0 * self.bw_est + self.bw_ns_est) / 8.0;
+        }
+    }
+
+    /// The kernel's `westwood_acked_count`, in segments.
+    fn acked_count(&mut self, ack: &AckSample) -> u64 {
+        let mut cumul = ack.acked;
+        if cumul == 0 {
+            self.accounted += 1;
+            cumul = 1;
+        }
+        if cumul > 1 {
+            if self.accounted >= cumul {
+                self.accounted -= cumul;
+                cumul = 1;
+            } else {
+                cumul -= self.accounted;
+                self.accounted = 0;
+            }
+        }
+        cumul
+    }
+
+    /// BWE·RTTmin in whole segments, at least 2.
+    fn bw_rttmin(&self) -> f64 {
+        let rtt_min = if self.rtt_min.is_finite() { self.rtt_min } else { 0.0 };
+        crate::sim::floor(self.bw_est * rtt_min).max(2.0)
+    }
+}
+
+impl CongestionControl for WestwoodPlus {
+    fn name(&self) -> &'static str {
+        "westwood_plus"
+    }
+
+    fn recovery(&self) -> Recovery {
+        Recovery::NewReno
+    }
+
+    fn on_ack_arrival(&mut self, st: &CcState, ack: &AckSample) {
+        let now = linux::now_secs(st);
+        if !ack.duplicate && st.srtt > 0.0 {
+            self.rtt = st.srtt;
+        }
+        let start = *self.rtt_win_sx.get_or_insert(now);
+        let delta = now - start;
+        if self.rtt > 0.0 && delta > self.rtt.max(self.min_interval) {
+            self.filter(delta);
+            self.bk = 0.0;
+            self.rtt_win_sx = Some(now);
+        }
+        self.bk += self.acked_count(ack) as f64;
+        if self.rtt > 0.0 {
+            self.rtt_min = self.rtt_min.min(self.rtt);
+        }
+    }
+
+    fn on_ack(&mut self, st: &mut CcState, _ack: &AckSample) {
+        if linux::in_slow_start(st) {
+            linux::slow_start(st);
+        } else {
+            linux::reno_ai(st, &mut self.cwnd_cnt);
+        }
+    }
+
+    fn on_congestion(&mut self, st: &mut CcState, signal: Signal) {
+        let ssthresh = linux::recomputes_ssthresh(st, signal).then(|| {
+            if signal == Signal::Timeout && self.timeout_bwe {
+                self.bw_rttmin() as u64
+            } else {
+                (snd_cwnd(st) / 2).max(2)
+            }
+        });
+        linux::apply_loss(st, signal, ssthresh);
+        self.cwnd_cnt = 0;
+    }
+
+    fn on_recovery_exit(&mut self, st: &mut CcState) {
+        let w = self.bw_rttmin();
+        st.log.push(("westwood_bw_rttmin", w));
+        st.cwnd = w;
+        st.ssthresh = w;
+    }
+
+    fn samples(&self, out: &mut Vec<(&'static str, f64)>) {
+        out.push(("wplus_bwe", self.bw_est));
+        out.push((
+            "wplus_rtt_min",
+            if self.rtt_min.is_finite() {
+                self.rtt_min
+            } else {
+                f64::NAN
+            },
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::{create, test_state};
+    use crate::sim::secs;
+
+    fn ack(n: u64) -> AckSample {
+        AckSample {
+            acked: n,
+            duplicate: n == 0,
+            rtt: None,
+        }
+    }
+
+    #[test]
+    fn two_stage_filter_with_gain_one_eighth() {
+        let mut w = WestwoodPlus::new(false, 0.05);
+        w.bk = 10.0;
+        w.filter(0.1); // first sample 100 seg/s fills both
+        assert_eq!((w.bw_ns_est, w.bw_est), (100.0, 100.0));
+        w.bk = 20.0;
+        w.filter(0.1); // 200: b̂' = (700 + 200)/8 = 112.5, BWE = (700 + 112.5)/8 = 101.5625
+        assert_eq!((w.bw_ns_est, w.bw_est), (112.5, 101.5625));
+    }
+
+    #[test]
+    fn samples_are_taken_once_per_rtt_but_not_under_50_ms() {
+        let mut w = WestwoodPlus::new(false, 0.05);
+        let mut st = test_state(10.0, 5.0);
+        st.srtt = 0.02;
+        // one segment per 3 ms: the first interval > max(20 ms, 50 ms) ends at 1.051 s
+        for i in 0..17 {
+            st.now = secs(1.0 + i as f64 * 0.003);
+            w.on_ack_arrival(&st, &ack(1));
+        }
+        assert_eq!(w.bw_est, 0.0, "48 ms: no sample yet");
+        st.now = secs(1.051);
+        w.on_ack_arrival(&st, &ack(1));
+        // 17 segments (1.000 .. 1.048) over 51 ms
+        assert!((w.bw_est - 17.0 / 0.051).abs() < 1e-6, "{}", w.bw_est);
+        assert_eq!(w.bk, 1.0, "the ACK that closed the interval opens the next");
+        assert_eq!(w.rtt_min, 0.02);
+    }
+
+    #[test]
+    fn duplicate_acks_are_credited_once() {
+        let mut w = WestwoodPlus::new(false, 0.05);
+        assert_eq!(w.acked_count(&ack(0)), 1);
+        assert_eq!(w.acked_count(&ack(0)), 1);
+        assert_eq!(w.acked_count(&ack(0)), 1);
+        // the cumulative ACK after the retransmission covers 4: 3 were credited → 1 new
+        assert_eq!(w.acked_count(&ack(4)), 1);
+        assert_eq!(w.accounted, 0);
+        // a delayed ACK of 2 with nothing accounted: 2
+        assert_eq!(w.acked_count(&ack(2)), 2);
+        // accounted ≥ cumulative: credited 1, the rest stays accounted
+        w.accounted = 5;
+        assert_eq!(w.acked_count(&ack(3)), 1);
+        assert_eq!(w.accounted, 2);
+    }
+
+    #[test]
+    fn recovery_ends_at_bwe_times_rtt_min() {
+        let mut w = WestwoodPlus::new(false, 0.05);
+        w.bw_est = 500.0;
+        w.rtt_min = 0.1;
+        let mut st = test_state(80.0, 1e9);
+        w.on_congestion(&mut st, Signal::DupAcks);
+        assert_eq!((st.ssthresh, st.cwnd), (40.0, 40.0));
+        w.on_recovery_exit(&mut st);
+        assert_eq!((st.ssthresh, st.cwnd), (50.0, 50.0));
+        // timeout: Reno's ssthresh (kernel) or BWE·RTTmin (paper)
+        let mut st = test_state(80.0, 1e9);
+        w.on_congestion(&mut st, Signal::Timeout);
+        assert_eq!((st.ssthresh, st.cwnd), (40.0, 1.0));
+        let mut p = Params::new();
+        p.insert("timeout_bwe".into(), 1.0);
+        let mut cc = create("westwood_plus", &p).unwrap();
+        let mut st = test_state(80.0, 1e9);
+        cc.on_congestion(&mut st, Signal::Timeout);
+        assert_eq!((st.ssthresh, st.cwnd), (2.0, 1.0), "no estimate yet: the floor of 2");
+    }
+}
