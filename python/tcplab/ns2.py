@@ -86,7 +86,7 @@ def _check_flow(i: int, f: dict) -> None:
         raise Ns2Error(f"flows[{i}].tcp.handshake: ns-2's one-way TCP has no handshake")
     if t["delayed_ack"] and t["delack_count"] != 2:
         raise Ns2Error(f"flows[{i}].tcp.delack_count: ns-2's TCPSink/DelAck acknowledges every 2nd segment only")
-    if t.get("sack") and f["cc"] not in ("newreno", "reno"):
+    if t.get("sack") and f["cc"] not in ("newreno", "reno", *LINUX_CA):
         raise Ns2Error(f"flows[{i}].tcp.sack: ns-2's Agent/TCP/Sack1 is a Reno/NewReno sender, not {f['cc']}")
     if t.get("pacing", "off") != "off":
         raise Ns2Error(f"flows[{i}].tcp.pacing: ns-2's TCP agents do not pace")
