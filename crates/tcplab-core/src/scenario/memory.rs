@@ -211,7 +211,7 @@ fn packets_in_network(spec: &Spec, min_packet_bits: f64) -> f64 {
     let mut largest_dir: f64 = 0.0;
     for l in &spec.links {
         let bdp = l.rate * l.delay / min_packet_bits + 1.0;
-        for q in [l.queue_ab, l.queue_ba] {
+        for q in [l.queue_ab.limit(), l.queue_ba.limit()] {
             capacity += q as f64 + bdp;
             largest_dir = largest_dir.max(q as f64 + bdp);
         }
@@ -373,7 +373,7 @@ mod tests {
         let capacity: f64 = s
             .links
             .iter()
-            .map(|l| 2.0 * (l.queue_ab as f64 + l.rate * l.delay / (1040.0 * 8.0) + 1.0))
+            .map(|l| 2.0 * (l.queue_ab.limit() as f64 + l.rate * l.delay / (1040.0 * 8.0) + 1.0))
             .sum();
         assert!(part(&e, "packets") <= capacity * PER_PACKET + 1e-6);
     }
