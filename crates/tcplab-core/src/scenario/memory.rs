@@ -7,7 +7,7 @@
 //! (how many packets TCP actually keeps in flight, how many closed-loop flows complete) is
 //! bounded from the topology, as described at each term.
 use super::limits::{err, MAX_GENERATED_FLOWS};
-use super::{default_memory_limit, GeneratorSpec, Spec, SpecError};
+use super::{default_memory_limit, Discipline, GeneratorSpec, QueueSpec, Spec, SpecError};
 use crate::sim::Dist;
 use std::collections::HashMap;
 
@@ -16,6 +16,10 @@ pub const BASE: f64 = 64.0 * MIB;
 pub const PER_NODE: f64 = 1024.0;
 /// A link: both directions, routing entries, its rows and its spec.
 pub const PER_LINK: f64 = 2048.0;
+/// A link direction with a queue discipline: its state and its histogram of waiting times.
+pub const PER_DISCIPLINE: f64 = 16.0 * 1024.0;
+/// One of an FQ-CoDel direction's `flows` queues (a CoDel queue, its deficit and list).
+pub const PER_FQ_QUEUE: f64 = 160.0;
 /// A LAN member interface, and a hop between two members (the engine keeps one per
 /// ordered pair of members).
 pub const PER_LAN_MEMBER: f64 = 1024.0;
@@ -157,6 +161,7 @@ pub fn estimate(spec: &Spec) -> Estimate {
         ("base", BASE),
         ("nodes", spec.nodes.len() as f64 * PER_NODE),
         ("links", spec.links.len() as f64 * PER_LINK),
+        ("queue disciplines", disciplines(spec)),
         ("LANs", lan_members * PER_LAN_MEMBER + lan_hops * PER_LAN_HOP),
         ("flows", spec.flows.len() as f64 * PER_FLOW),
         ("generators", spec.generators.len() as f64 * PER_GENERATOR),
@@ -172,6 +177,16 @@ pub fn estimate(spec: &Spec) -> Estimate {
         bytes: parts.iter().map(|(_, b)| b).sum(),
         parts,
     }
+}
+
+/// The state of the link directions' queue disciplines.
+fn disciplines(spec: &Spec) -> f64 {
+    let one = |q: &QueueSpec| match q {
+        QueueSpec::DropTail(_) => 0.0,
+        QueueSpec::Managed(Discipline::FqCodel(f)) => PER_DISCIPLINE + f.flows as f64 * PER_FQ_QUEUE,
+        QueueSpec::Managed(_) => PER_DISCIPLINE,
+    };
+    spec.links.iter().map(|l| one(&l.queue_ab) + one(&l.queue_ba)).sum()
 }
 
 /// Packet sizes on the wire, in bits: the smallest data packet (it gives the most packets
@@ -359,6 +374,21 @@ mod tests {
             part(&e, "samples"),
             101.0 * (10.0 * PER_FLOW_SAMPLE + 42.0 * PER_LINK_SAMPLE)
         );
+    }
+
+    #[test]
+    fn queue_disciplines_count_per_direction_and_fq_codel_per_queue() {
+        assert_eq!(part(&estimate(&dumbbell(2, 2, 0.0)), "queue disciplines"), 0.0);
+        let s = spec(json!({
+            "sim": {"duration": 10},
+            "dumbbell": {"pairs": 3,
+                "bottleneck": {"rate": "10Mbps", "delay": "20ms", "queue": {"type": "red"}},
+                "access": {"rate": "100Mbps", "delay": "1ms", "queue": {"type": "fq_codel", "flows": 4096}}},
+            "flows": [{"src": "s{i}", "dst": "d{i}", "count": 3}]
+        }));
+        // 2 RED directions, 12 FQ-CoDel directions of 4096 queues
+        let want = 14.0 * PER_DISCIPLINE + 12.0 * 4096.0 * PER_FQ_QUEUE;
+        assert_eq!(part(&estimate(&s), "queue disciplines"), want);
     }
 
     #[test]

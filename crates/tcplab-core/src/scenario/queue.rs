@@ -119,7 +119,8 @@ pub const TYPES: &str = "droptail, red, codel, fq_codel";
 const RED_TARGET_DELAY: f64 = 0.005;
 /// Largest queue count of FQ-CoDel.
 const MAX_FQ_FLOWS: u64 = 65_536;
-/// Largest FQ-CoDel quantum, bytes.
+/// FQ-CoDel quantum, bytes (below 64 the round robin turns many times per packet).
+const MIN_QUANTUM: u64 = 64;
 const MAX_QUANTUM: u64 = 1_000_000;
 
 /// The queue field at `path`: a number (DropTail) or a discipline's table. `default_limit`
@@ -284,7 +285,7 @@ fn discipline(
                 None => 1024,
             },
             quantum: match field("quantum") {
-                Some((p, v)) => int_in(&p, v, 1, MAX_QUANTUM)? as u32,
+                Some((p, v)) => int_in(&p, v, MIN_QUANTUM, MAX_QUANTUM)? as u32,
                 None => 1514,
             },
         }),
