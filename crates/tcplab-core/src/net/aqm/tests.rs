@@ -101,6 +101,37 @@ fn managed_droptail_is_the_plain_queue_with_its_delay_measured() {
 }
 
 #[test]
+fn red_ages_its_average_over_the_links_idle_time() {
+    // 8 Mb/s with 1000-byte mean packets: ptc = 1000 packets per second
+    let spec = RedSpec {
+        q_weight: 0.5,
+        mean_pktsize: 1000,
+        ..match red(false) {
+            Discipline::Red(r) => r,
+            _ => unreachable!(),
+        }
+    };
+    let mut l = LinkDir::new(0, 0, 1, 8e6, 0, 100, 0.0, Rng::from_seed(1));
+    l.manage(Aqm::new(&Discipline::Red(spec), 8e6, Rng::from_seed(2)));
+    let avg = |l: &LinkDir| l.aqm().unwrap().red_avg().unwrap();
+    // four packets at 0: they find 0, 0 (one in service), 1 and 2 waiting
+    for _ in 0..4 {
+        assert_eq!(l.managed_verdict(0, false), super::super::Verdict::Accept { mark: false });
+        l.admit(0, 1000);
+    }
+    assert_eq!(avg(&l), 1.25);
+    // the link is busy until 4 ms; an arrival at 14.5 ms finds it idle for 10.5 ms: the
+    // average ages as floor(1000 · 0.0105) = 10 arrivals to an empty queue, then this one
+    l.managed_verdict(14_500_000, false);
+    assert_eq!(avg(&l), 1.25 * 0.5f64.powi(11));
+    // an arrival while the link is busy is not an idle period
+    l.admit(14_500_000, 1000);
+    let before = avg(&l);
+    l.managed_verdict(15_000_000, false);
+    assert_eq!(avg(&l), before * 0.5);
+}
+
+#[test]
 fn red_marks_ect_packets_and_drops_the_others() {
     // 2 packets per transmission time for 0.4 s, then idle
     let ect = stream(800, 500_000, Ecn::Ect0);
