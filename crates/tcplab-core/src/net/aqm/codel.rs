@@ -254,7 +254,7 @@ mod tests {
             s.step(t, 20 * MS, false);
         }
         assert_eq!(s.q.st.count, 6);
-        s.step(t + MS, 1 * MS, false); // leaves the dropping state
+        s.step(t + MS, MS, false); // leaves the dropping state
         assert!(!s.q.st.dropping);
         // above target again at once: an interval later, count = 6 - lastcount(1) = 5
         let t1 = t + 2 * MS;

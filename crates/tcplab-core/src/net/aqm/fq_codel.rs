@@ -53,6 +53,10 @@ impl FqCodel {
         self.total as usize
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+
     /// The queue of flow id `flow`: a fixed multiplicative hash of the id (deterministic,
     /// the same in every run; consecutive ids spread over the queues).
     pub fn index(&self, flow: u32) -> usize {

@@ -116,7 +116,10 @@ fn red_ages_its_average_over_the_links_idle_time() {
     let avg = |l: &LinkDir| l.aqm().unwrap().red_avg().unwrap();
     // four packets at 0: they find 0, 0 (one in service), 1 and 2 waiting
     for _ in 0..4 {
-        assert_eq!(l.managed_verdict(0, false), super::super::Verdict::Accept { mark: false });
+        assert_eq!(
+            l.managed_verdict(0, false),
+            super::super::Verdict::Accept { mark: false }
+        );
         l.admit(0, 1000);
     }
     assert_eq!(avg(&l), 1.25);
