@@ -2,7 +2,7 @@
 
 The valid scenarios are small (a few nodes and flows, a few simulated seconds at a few
 Mb/s) so that hundreds run in a minute, but they reach every part of the spec: explicit
-topologies, dumbbells and LANs, every algorithm, fixed-size and bulk TCP flows with the TCP
+topologies, dumbbells and LANs, queue disciplines, every algorithm, fixed-size and bulk TCP flows with the TCP
 options, UDP sources with rate schedules, the three flow generators in both record modes,
 TCBI hosts, pcap captures and time series.
 """
@@ -19,6 +19,36 @@ rates = st.sampled_from(["500kbps", "1Mbps", "2Mbps", "5Mbps", "10Mbps", 3e6, "1
 fast_rates = st.sampled_from(["10Mbps", "20Mbps", "100Mbps", 5e7])
 delays = st.sampled_from([0, "100us", "1ms", "5ms", "20ms", 0.05])
 queues = st.integers(min_value=1, max_value=60)
+
+
+@st.composite
+def disciplines(draw) -> dict:
+    """A queue discipline's table, with some of its fields."""
+    kind = draw(st.sampled_from(["droptail", "red", "codel", "fq_codel"]))
+    q = {"type": kind}
+    if draw(st.booleans()):
+        q["limit"] = draw(queues)
+    if kind == "red":
+        lo = draw(st.sampled_from([1, 2.5, 5, "auto"]))
+        q["min_th"] = lo
+        q["max_th"] = "auto" if lo == "auto" else lo * draw(st.sampled_from([2, 3]))
+        pool = {"q_weight": st.sampled_from([0.002, 0.05, 1, "auto"]), "max_p": st.sampled_from([0.02, 0.1, 1]),
+                "gentle": st.booleans(), "wait": st.booleans(), "mean_pktsize": st.sampled_from([100, 500, 1500]),
+                "ecn": st.booleans()}
+    elif kind == "droptail":
+        pool = {}
+    else:
+        pool = {"target": st.sampled_from(["1ms", "5ms", 0.02]), "interval": st.sampled_from(["10ms", "100ms"]),
+                "ecn": st.booleans()}
+        if kind == "fq_codel":
+            pool.update(flows=st.sampled_from([1, 2, 16, 1024]), quantum=st.sampled_from([64, 300, 1514]))
+    for k in draw(st.lists(st.sampled_from(sorted(pool)), max_size=4, unique=True)) if pool else []:
+        q[k] = draw(pool[k])
+    return q
+
+
+# a link direction's queue: mostly a DropTail size, sometimes a discipline
+link_queues = st.one_of(queues, queues, disciplines())
 losses = st.sampled_from([0.0, 0.0, 0.001, 0.01, 0.05])
 times_in = lambda hi: st.floats(min_value=0.0, max_value=hi, allow_nan=False).map(lambda x: round(x, 3))
 
@@ -66,7 +96,7 @@ def topology(draw) -> tuple[dict, list[str]]:
         access_delay = draw(st.one_of(delays, st.lists(delays, min_size=pairs, max_size=pairs)))
         spec["dumbbell"] = {
             "pairs": pairs,
-            "bottleneck": {"rate": draw(rates), "delay": draw(delays), "queue": draw(queues), "loss": draw(losses)},
+            "bottleneck": {"rate": draw(rates), "delay": draw(delays), "queue": draw(link_queues), "loss": draw(losses)},
             "access": {"rate": draw(fast_rates), "delay": access_delay, "queue": draw(st.integers(5, 200))},
         }
         hosts = [f"s{i}" for i in range(pairs)] + [f"d{i}" for i in range(pairs)]
@@ -76,13 +106,13 @@ def topology(draw) -> tuple[dict, list[str]]:
         spec["nodes"] = [{"name": r, "kind": "router"} for r in routers] + [{"name": h} for h in hosts]
         links = []
         for a, b in zip(routers, routers[1:]):
-            links.append({"a": a, "b": b, "rate": draw(rates), "delay": draw(delays), "queue": draw(queues)})
+            links.append({"a": a, "b": b, "rate": draw(rates), "delay": draw(delays), "queue": draw(link_queues)})
         for h in hosts:
             link = {"a": h, "b": draw(st.sampled_from(routers)), "rate": draw(fast_rates), "delay": draw(delays)}
             if draw(st.booleans()):
                 link["loss_ab"] = draw(losses)
             if draw(st.booleans()):
-                link["queue_ba"] = draw(queues)
+                link["queue_ba"] = draw(link_queues)
             links.append(link)
         if len(routers) >= 2 and draw(st.booleans()):  # a parallel path with another cost
             links.append({"a": routers[0], "b": routers[-1], "rate": draw(rates), "delay": draw(delays),

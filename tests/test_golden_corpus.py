@@ -272,7 +272,26 @@ ENUMERATIONS = {  # corpus paths -> a mutation whose error lists the allowed val
     ("flows[].tcp.pacing", "generators[].tcp.pacing"): setter("flows.0.tcp", {"pacing": UNKNOWN}),
     ("flows[].cc_params.error", "generators[].cc_params.error"):
         setter("flows.0", lambda flow: {**flow, "cc": "rfs", "cc_params": {"error": UNKNOWN}}),
+    tuple(f"{q}.type" for q in ("links[].queue", "links[].queue_ab", "links[].queue_ba",
+                                "dumbbell.bottleneck.queue", "dumbbell.access.queue")):
+        setter("links.0.queue", {"type": UNKNOWN}),
 }
+
+QUEUE_FIELDS = ("links[].queue", "links[].queue_ab", "links[].queue_ba", "dumbbell.bottleneck.queue",
+                "dumbbell.access.queue")
+
+
+def test_every_queue_discipline_parameter_is_set():
+    """Each discipline's parameters (from the core's error for an unknown one) appear in a
+    corpus queue table of that type."""
+    tables = [v for spec in raw_specs().values() for path, v in walk(spec)
+              if path in QUEUE_FIELDS and isinstance(v, dict)]
+    for kind in allowed_by_core(ENUMERATIONS[tuple(f"{q}.type" for q in QUEUE_FIELDS)]):
+        fields = allowed_by_core(setter("links.0.queue", {"type": kind, UNKNOWN: 1}))
+        used = {k for t in tables if t.get("type") == kind for k in t}
+        assert set(fields) <= used, f"no golden {kind} queue sets {sorted(set(fields) - used)}"
+    assert any(path == "links[].queue_ab" for t in tables for spec in raw_specs().values()
+               for path, v in walk(spec) if v is t), "a per-direction queue table"
 
 
 @pytest.mark.parametrize("paths", list(ENUMERATIONS), ids=[p[0] for p in ENUMERATIONS])

@@ -102,6 +102,49 @@ def _agent(f: dict) -> str:
     return "Agent/TCP/Sack1" if f["tcp"].get("sack") else AGENTS[f["cc"]]
 
 
+def _ns2_queue(k: int, d: str, q) -> str:
+    """The ns-2 queue class of a link direction's (normalised) queue."""
+    if not isinstance(q, dict) or q["type"] == "droptail":
+        return "DropTail"
+    if q["type"] == "red":
+        return "RED"
+    raise Ns2Error(f"links[{k}].queue_{d}.type: {q['type']} has no counterpart in ns-2.35; allowed: droptail, red")
+
+
+def _managed_queue(k: int, d: str, x: int, y: int, q: dict) -> list[str]:
+    """The Tcl that sets up a link direction's queue given as a table (droptail or red)."""
+    limit = q["limit"]
+    if q["type"] == "droptail":
+        if limit < 2:
+            raise Ns2Error(f"links[{k}].queue_{d}.limit: {limit}; ns-2's DropTail with queue-limit 1 drops every packet")
+        return [f"$ns queue-limit $n({x}) $n({y}) {limit}"]
+    if limit < 2:
+        raise Ns2Error(f"links[{k}].queue_{d}.limit: {limit}; tcplab's RED limit counts the packet in service, "
+                       "ns-2's does not: at least 2")
+    r = f"red_{k}_{d}"
+    flag = lambda v: "true" if v else "false"  # noqa: E731
+    return [
+        # ns-2's RED drops an arrival that finds `limit` packets waiting; tcplab's limit
+        # counts the one being sent as well
+        f"$ns queue-limit $n({x}) $n({y}) {limit - 1}",
+        f"set {r} [[$ns link $n({x}) $n({y})] queue]",
+        # packet mode, the classic RED: every unforced drop may be a mark, forced drops above
+        # the drop region (ns-2.35's defaults are byte mode and use_mark_p_ true)
+        f"${r} set bytes_ false",
+        f"${r} set queue_in_bytes_ false",
+        f"${r} set use_mark_p_ false",
+        f"${r} set drop_tail_ true",
+        f"${r} set thresh_ {_num(q['min_th'])}",
+        f"${r} set maxthresh_ {_num(q['max_th'])}",
+        f"${r} set q_weight_ {_num(q['q_weight'])}",
+        f"${r} set linterm_ {_num(1.0 / q['max_p'])}",
+        f"${r} set gentle_ {flag(q['gentle'])}",
+        f"${r} set wait_ {flag(q['wait'])}",
+        f"${r} set mean_pktsize_ {int(q['mean_pktsize'])}",
+        f"${r} set setbit_ {flag(q['ecn'])}",
+    ]
+
+
 def _replayed_losses(spec: dict, seed: int, link: dict, d: str) -> str:
     """tcplab's losses on one link direction for `seed`, as an ErrorModel/List drop list
     covering every packet the direction can carry in the run (duration · rate / the
@@ -151,13 +194,22 @@ def tcl_script(
     L.append("set qms {}")
     for k, l in enumerate(spec["links"]):
         a, b = node_ids[l["a"]], node_ids[l["b"]]
-        L.append(f"$ns duplex-link $n({a}) $n({b}) {_num(l['rate'])} {_num(l['delay'])} DropTail")
+        kinds = [_ns2_queue(k, d, l[f"queue_{d}"]) for d in ("ab", "ba")]
+        if kinds == ["DropTail", "DropTail"]:
+            L.append(f"$ns duplex-link $n({a}) $n({b}) {_num(l['rate'])} {_num(l['delay'])} DropTail")
+        else:
+            # a duplex link is these two simplex links, each with its own queue type
+            for (x, y), kind in zip(((a, b), (b, a)), kinds):
+                L.append(f"$ns simplex-link $n({x}) $n({y}) {_num(l['rate'])} {_num(l['delay'])} {kind}")
         for (x, y, q, p, d) in ((a, b, l["queue_ab"], l["loss_ab"], "ab"), (b, a, l["queue_ba"], l["loss_ba"], "ba")):
-            if q < 2:
-                # DropTail drops an arrival when waiting + 1 >= limit: with limit 1 every
-                # packet is dropped, even on an idle link.
-                raise Ns2Error(f"links[{k}].queue_{d}: {q}; ns-2's DropTail with queue-limit 1 drops every packet")
-            L.append(f"$ns queue-limit $n({x}) $n({y}) {q}")
+            if isinstance(q, dict):
+                L += _managed_queue(k, d, x, y, q)
+            else:
+                if q < 2:
+                    # DropTail drops an arrival when waiting + 1 >= limit: with limit 1 every
+                    # packet is dropped, even on an idle link.
+                    raise Ns2Error(f"links[{k}].queue_{d}: {q}; ns-2's DropTail with queue-limit 1 drops every packet")
+                L.append(f"$ns queue-limit $n({x}) $n({y}) {q}")
             c = l.get(f"cost_{d}", 1.0)
             if c != 1.0:
                 if c != int(c):
@@ -278,7 +330,7 @@ def tcl_script(
         "    set key [lindex $q 0],[lindex $q 1],[lindex $q 2]",
         "    set lost 0; if {[info exists lossmon($key)]} { set lost [$lossmon($key) set pdrops_] }",
         '    puts "LINK [lindex $q 0] [lindex $q 1] [lindex $q 2] [$m set parrivals_] [$m set pdepartures_] '
-        '[$m set pdrops_] [$m set pkts_] $lost"',
+        '[$m set pdrops_] [$m set pkts_] $lost [[$m get-pkts-integrator] set sum_]"',
         "  }",
         # The process's own peak memory: wait4's figure also counts the Python process it
         # was forked from (its high-water mark survives the exec).
@@ -388,6 +440,8 @@ def _parse(out: str, spec: dict, t0: float, wall: float, peak_kb: int, loss_posi
         elif parts[0] == "LINK":
             k, x, y = int(parts[1]), int(parts[2]), int(parts[3])
             p_arr, p_dep, drops_queue, waiting, drops_loss = (int(v) for v in parts[4:9])
+            # the time integral of the packets waiting (not the one being sent)
+            waiting_integral = float(parts[9])
             # The queue monitor counts packets entering the queue (after a head error
             # model), leaving it for the transmitter, and dropped by it. tcplab counts as
             # arrivals every packet offered to the link, lost ones included.
@@ -403,6 +457,7 @@ def _parse(out: str, spec: dict, t0: float, wall: float, peak_kb: int, loss_posi
                     drops_loss=drops_loss,
                     drops=drops_queue + drops_loss,
                     waiting=waiting,
+                    mean_waiting=waiting_integral / spec["sim"]["duration"],
                 )
             )
     if loop_start is None:

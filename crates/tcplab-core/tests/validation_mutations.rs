@@ -130,7 +130,7 @@ fn check_limits(s: &Spec) -> Result<(), String> {
         }
     }
     for l in &s.links {
-        let queues = [l.queue_ab, l.queue_ba];
+        let queues = [l.queue_ab.limit(), l.queue_ba.limit()];
         if !(rate_ok(l.rate) && time_ok(l.delay) && queues.iter().all(|q| (1..=MAX_QUEUE).contains(&(*q as u64)))) {
             return fail(format!("link {l:?}"));
         }

@@ -1,4 +1,5 @@
-use crate::sim::{Fifo, Key, Rng, Time};
+use super::aqm::{Aqm, Item, Kind, RedVerdict};
+use crate::sim::{to_secs, Fifo, Key, Rng, Time};
 
 /// What happened to a packet offered to a link direction.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -9,6 +10,27 @@ pub enum Enqueue {
     QueueDrop,
     /// Transmitted but lost (random loss); it occupied the link.
     Lost,
+    /// A managed link (a queue discipline): the caller hands the packet to
+    /// `Network::offer_managed`. The arrival is counted.
+    Managed,
+}
+
+/// What a managed link's arrival-time discipline (droptail, red) decided.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Verdict {
+    Drop,
+    /// Admit it (then [`LinkDir::admit`]); `mark`: set CE.
+    Accept {
+        mark: bool,
+    },
+}
+
+/// A transmission that starts on a scheduled link: packet `p` (set CE if `mark`) until `end`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Started {
+    pub p: u32,
+    pub mark: bool,
+    pub end: Time,
 }
 
 /// The random stream of the direction `dir` ("ab" or "ba") of the link between nodes `a`
@@ -63,6 +85,10 @@ pub struct LinkDir {
     pub drops_queue: u64,
     pub drops_loss: u64,
     pub busy_ns: u64,
+    /// A queue discipline; `None`: plain DropTail (the fast path). A managed link has
+    /// `limit` 0, so that every arrival fails the DropTail test and comes to the one branch
+    /// that tells the two apart.
+    aqm: Option<Box<Aqm>>,
 }
 
 impl LinkDir {
@@ -87,6 +113,38 @@ impl LinkDir {
             drops_queue: 0,
             drops_loss: 0,
             busy_ns: 0,
+            aqm: None,
+        }
+    }
+
+    /// Put the queue under discipline `aqm` (its limit replaces the DropTail limit).
+    pub fn manage(&mut self, aqm: Aqm) {
+        self.limit = 0;
+        self.aqm = Some(Box::new(aqm));
+    }
+
+    pub fn aqm(&self) -> Option<&Aqm> {
+        self.aqm.as_deref()
+    }
+
+    /// The most packets the queue holds (the DropTail limit or the discipline's).
+    pub fn queue_limit(&self) -> u32 {
+        self.aqm.as_ref().map_or(self.limit, |a| a.limit)
+    }
+
+    /// Its discipline has its own queue and an event per transmission (codel, fq_codel).
+    pub fn is_scheduled(&self) -> bool {
+        self.aqm.as_ref().is_some_and(|a| a.is_scheduled())
+    }
+
+    /// Packets in the system at `now`: waiting or being transmitted.
+    pub fn queue_len(&mut self, now: Time) -> usize {
+        match self.aqm.as_deref() {
+            Some(Aqm {
+                kind: Kind::Sched { queue, current },
+                ..
+            }) => queue.len() + current.is_some() as usize,
+            _ => self.occupancy(now),
         }
     }
 
@@ -126,9 +184,25 @@ impl LinkDir {
     pub fn enqueue(&mut self, now: Time, bytes: u32) -> Enqueue {
         self.arrivals += 1;
         if self.occupancy(now) >= self.limit as usize {
-            self.drops_queue += 1;
-            return Enqueue::QueueDrop;
+            return self.full();
         }
+        self.admit(now, bytes)
+    }
+
+    /// The DropTail test failed: the queue is full, or the link is managed.
+    #[cold]
+    #[inline(never)]
+    fn full(&mut self) -> Enqueue {
+        if self.aqm.is_some() {
+            return Enqueue::Managed;
+        }
+        self.drops_queue += 1;
+        Enqueue::QueueDrop
+    }
+
+    /// Admit a packet of `bytes` at `now`: its transmission follows the packets before it.
+    #[inline(always)]
+    pub fn admit(&mut self, now: Time, bytes: u32) -> Enqueue {
         let tx = self.cached_tx_time(bytes);
         let start = self.busy_until.max(now);
         let end = start.saturating_add(tx);
@@ -165,6 +239,131 @@ impl LinkDir {
     pub fn on_delivered(&mut self) {
         self.in_system -= 1;
         self.delivered += 1;
+    }
+
+    /// A managed link's arrival-time discipline (droptail, red) on a packet arriving at
+    /// `now` (`ect`: ECN-capable). On `Accept` the caller admits it.
+    pub fn managed_verdict(&mut self, now: Time, ect: bool) -> Verdict {
+        let occupancy = self.occupancy(now);
+        let busy_until = self.busy_until;
+        let aqm = self.aqm.as_deref_mut().expect("a managed link");
+        let full = occupancy >= aqm.limit as usize;
+        let verdict = match &mut aqm.kind {
+            Kind::DropTail if full => RedVerdict::DropForced,
+            Kind::DropTail => RedVerdict::Enqueue,
+            Kind::Red(red) => {
+                // ns-2's queue length leaves out the packet in service; the link has been
+                // idle since its last transmission ended if nothing is in the system
+                let waiting = occupancy.saturating_sub(1);
+                let idle = (occupancy == 0).then(|| to_secs(now.saturating_sub(busy_until)));
+                red.arrive(waiting, idle, ect, full, &mut aqm.rng)
+            }
+            Kind::Sched { .. } => unreachable!("a scheduled link decides at dequeue"),
+        };
+        match verdict {
+            RedVerdict::DropForced | RedVerdict::DropEarly => {
+                self.drops_queue += 1;
+                aqm.drops_aqm += (verdict == RedVerdict::DropEarly) as u64;
+                Verdict::Drop
+            }
+            RedVerdict::Enqueue | RedVerdict::Mark => {
+                let mark = verdict == RedVerdict::Mark;
+                aqm.marks += mark as u64;
+                aqm.stats.record(busy_until.saturating_sub(now));
+                Verdict::Accept { mark }
+            }
+        }
+    }
+
+    /// Scheduled path: packet `p` (`bytes`, of flow `flow`, ECN-capable or not) arrives
+    /// at `now` (counted already). Packets dropped on the way go to `dropped`; if the link
+    /// was idle, the transmission that starts now.
+    pub fn sched_arrive(
+        &mut self,
+        now: Time,
+        p: u32,
+        bytes: u32,
+        flow: u32,
+        ect: bool,
+        dropped: &mut Vec<u32>,
+    ) -> Option<Started> {
+        let aqm = self.aqm.as_deref_mut().expect("a managed link");
+        let Kind::Sched { queue, current } = &mut aqm.kind else {
+            unreachable!("a scheduled link")
+        };
+        let it = Item {
+            p,
+            size: bytes,
+            enq: now,
+            ect,
+            flow,
+        };
+        self.in_system += 1;
+        match queue {
+            super::aqm::Sched::Codel(q) => {
+                if q.len() >= aqm.limit as usize {
+                    aqm.scratch.push(it);
+                } else {
+                    q.push(it);
+                }
+            }
+            super::aqm::Sched::FqCodel(q) => q.enqueue(it, &mut aqm.scratch),
+        }
+        let idle = current.is_none();
+        for d in aqm.scratch.drain(..) {
+            self.in_system -= 1;
+            self.drops_queue += 1;
+            dropped.push(d.p);
+        }
+        if idle {
+            return self.start_next(now, dropped);
+        }
+        None
+    }
+
+    /// Scheduled path: the transmission in progress ends at `now`. The packet that was
+    /// sent and when it reaches the far end (`None`: lost), and the next transmission.
+    pub fn sched_tx_end(&mut self, now: Time, dropped: &mut Vec<u32>) -> (u32, Option<Time>, Option<Started>) {
+        let aqm = self.aqm.as_deref_mut().expect("a managed link");
+        let Kind::Sched { current, .. } = &mut aqm.kind else {
+            unreachable!("a scheduled link")
+        };
+        let done = current.take().expect("a packet in transmission");
+        let arrives = if self.rng.bernoulli(self.loss) {
+            self.in_system -= 1;
+            self.drops_loss += 1;
+            None
+        } else {
+            Some(now.saturating_add(self.delay))
+        };
+        (done, arrives, self.start_next(now, dropped))
+    }
+
+    /// Take the next packet from the scheduled queue, if any, and start sending it.
+    fn start_next(&mut self, now: Time, dropped: &mut Vec<u32>) -> Option<Started> {
+        let aqm = self.aqm.as_deref_mut().expect("a managed link");
+        let Kind::Sched { queue, current } = &mut aqm.kind else {
+            unreachable!("a scheduled link")
+        };
+        let next = match queue {
+            super::aqm::Sched::Codel(q) => q.dequeue(now, &mut aqm.scratch),
+            super::aqm::Sched::FqCodel(q) => q.dequeue(now, &mut aqm.scratch),
+        };
+        for d in aqm.scratch.drain(..) {
+            self.in_system -= 1;
+            self.drops_queue += 1;
+            aqm.drops_aqm += 1;
+            dropped.push(d.p);
+        }
+        let (it, mark) = next?;
+        *current = Some(it.p);
+        aqm.marks += mark as u64;
+        aqm.stats.record(now.saturating_sub(it.enq));
+        let tx = self.cached_tx_time(it.size);
+        let end = now.saturating_add(tx);
+        self.busy_until = end;
+        self.busy_ns = self.busy_ns.saturating_add(tx);
+        Some(Started { p: it.p, mark, end })
     }
 }
 
@@ -226,6 +425,7 @@ mod tests {
                 Enqueue::QueueDrop => continue,
                 Enqueue::Lost => lost.push(admitted),
                 Enqueue::Arrives(_) => {}
+                Enqueue::Managed => unreachable!(),
             }
             admitted += 1;
             if admitted == 5_000 {

@@ -1,6 +1,8 @@
-//! Network: packets in a pool, link directions with a DropTail queue and Bernoulli loss,
+//! Network: packets in a pool, link directions with a DropTail queue (or a queue discipline:
+//! RED, CoDel, FQ-CoDel, in `aqm/`) and Bernoulli loss,
 //! shared-medium LANs, static shortest-path routing, and [`Network`], the component that
 //! moves packets hop by hop along their routes.
+pub mod aqm;
 mod lan;
 mod link;
 mod network;
@@ -8,8 +10,9 @@ mod pool;
 mod routing;
 pub mod topology;
 
+pub use aqm::Aqm;
 pub use lan::{CsmaCd, Iface, Lan, LanEnqueue, Mac, TxEnd};
-pub use link::{link_rng, loss_pattern, Enqueue, LinkDir};
+pub use link::{link_rng, loss_pattern, Enqueue, LinkDir, Started, Verdict};
 pub use network::{Crossed, LanHop, NetEv, Network, Route};
-pub use pool::{Packet, PacketPool};
+pub use pool::{Ecn, Packet, PacketPool};
 pub use routing::{shortest_path, Interrupted, Router};

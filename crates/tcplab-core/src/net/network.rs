@@ -6,7 +6,7 @@
 //! Link behaviour over time (rate, delay or outage schedules) belongs here: a hop's state
 //! is only read and changed through this file and `link.rs` / `lan.rs`, and a schedule
 //! would be one more `NetEv` handled in [`Network::handle`].
-use super::{Enqueue, Lan, LanEnqueue, LinkDir, Packet, PacketPool};
+use super::{Ecn, Enqueue, Lan, LanEnqueue, LinkDir, Packet, PacketPool, Started, Verdict};
 use crate::sim::{Queue, Time};
 
 /// The network's own events.
@@ -20,6 +20,8 @@ pub enum NetEv {
     LanTxEnd(u32),
     /// A CSMA/CD LAN's wake-up (LAN, generation; see `Lan::csma_schedule`).
     LanMac(u32, u32),
+    /// The transmission on scheduled link direction `.0` (codel, fq_codel) ends.
+    LinkTxEnd(u32),
 }
 
 /// One hop across a LAN: from member interface `iface` to node `to`. Hop ids after the
@@ -64,6 +66,8 @@ pub struct Network {
     routes: Vec<Route>,
     /// Per flow id.
     attached: Vec<Attachment>,
+    /// Scratch: packets a queue discipline dropped, to free.
+    dropped: Vec<u32>,
 }
 
 impl Network {
@@ -75,6 +79,7 @@ impl Network {
             lan_hops,
             routes: Vec::new(),
             attached: Vec::new(),
+            dropped: Vec::new(),
         }
     }
 
@@ -186,7 +191,81 @@ impl Network {
                 }
             }
             Enqueue::QueueDrop | Enqueue::Lost => self.release(p),
+            Enqueue::Managed => self.offer_managed(now, hop, p, q),
         }
+    }
+
+    /// A packet arrives at a managed link direction (the one branch per link of the hot
+    /// path sends it here): an arrival-time discipline decides and the packet is admitted
+    /// as on a plain link, or a scheduled queue takes it.
+    #[inline(never)]
+    fn offer_managed(&mut self, now: Time, hop: u32, p: u32, q: &mut Queue) {
+        let pkt = *self.pool.get(p);
+        let l = &mut self.links[hop as usize];
+        if l.is_scheduled() {
+            let mut dropped = std::mem::take(&mut self.dropped);
+            if let Some(s) = l.sched_arrive(now, p, pkt.size, pkt.flow, pkt.ecn.is_ect(), &mut dropped) {
+                self.start_tx(hop, s, q);
+            }
+            self.release_dropped(dropped);
+            return;
+        }
+        match l.managed_verdict(now, pkt.ecn.is_ect()) {
+            Verdict::Drop => self.release(p),
+            Verdict::Accept { mark } => {
+                if mark {
+                    self.pool.get_mut(p).ecn = Ecn::Ce;
+                }
+                let l = &mut self.links[hop as usize];
+                match l.admit(now, pkt.size) {
+                    Enqueue::Arrives(at) => {
+                        let key = q.key(at);
+                        if l.push_transit(key, p) {
+                            q.schedule_key(key, NetEv::LinkArrive(hop));
+                        }
+                    }
+                    _ => self.release(p),
+                }
+            }
+        }
+    }
+
+    /// A scheduled link starts sending a packet.
+    fn start_tx(&mut self, hop: u32, s: Started, q: &mut Queue) {
+        if s.mark {
+            self.pool.get_mut(s.p).ecn = Ecn::Ce;
+        }
+        q.at(s.end, NetEv::LinkTxEnd(hop));
+    }
+
+    /// The transmission on scheduled link `hop` ends: the packet travels to the far end
+    /// (or is lost), and the next one starts.
+    #[inline(never)]
+    fn link_tx_end(&mut self, now: Time, hop: u32, q: &mut Queue) {
+        let mut dropped = std::mem::take(&mut self.dropped);
+        let l = &mut self.links[hop as usize];
+        let (done, arrives, next) = l.sched_tx_end(now, &mut dropped);
+        match arrives {
+            Some(at) => {
+                let key = q.key(at);
+                if l.push_transit(key, done) {
+                    q.schedule_key(key, NetEv::LinkArrive(hop));
+                }
+            }
+            None => self.release(done),
+        }
+        if let Some(s) = next {
+            self.start_tx(hop, s, q);
+        }
+        self.release_dropped(dropped);
+    }
+
+    fn release_dropped(&mut self, mut dropped: Vec<u32>) {
+        for &d in &dropped {
+            self.release(d);
+        }
+        dropped.clear();
+        self.dropped = dropped;
     }
 
     // Out of line: links are the hot path, and inlining this made every offer slower.
@@ -227,6 +306,7 @@ impl Network {
                 }
             }
             NetEv::LanMac(l, gen) => self.lan_wake(now, l, gen, q),
+            NetEv::LinkTxEnd(l) => self.link_tx_end(now, l, q),
         }
         None
     }

@@ -1,6 +1,28 @@
 use crate::sim::Time;
 use crate::tcp::Kind;
 
+/// The ECN codepoint of a packet's IP header (RFC 3168; the two low bits of the TOS byte).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[repr(u8)]
+pub enum Ecn {
+    /// Not ECN-capable: a queue that signals congestion drops it.
+    #[default]
+    NotEct = 0b00,
+    Ect1 = 0b01,
+    Ect0 = 0b10,
+    /// Congestion Experienced: set by a queue instead of a drop.
+    Ce = 0b11,
+}
+
+impl Ecn {
+    /// ECN-capable (ECT(0), ECT(1) or already CE): a queue with ECN on marks it instead of
+    /// dropping it.
+    #[inline]
+    pub fn is_ect(self) -> bool {
+        self != Ecn::NotEct
+    }
+}
+
 /// A packet in flight. Packets live in a [`PacketPool`] and are referred to by index.
 #[derive(Debug, Clone, Copy)]
 pub struct Packet {
@@ -15,6 +37,8 @@ pub struct Packet {
     pub ts_echo: Time,
     /// An ACK's SACK blocks (`Tx::sack`).
     pub sack: u32,
+    /// The ECN codepoint; Not-ECT unless the sender sets it.
+    pub ecn: Ecn,
 }
 
 /// An arena of packets with a free list: no allocation per packet in steady state.

@@ -1,7 +1,7 @@
 //! Building the network from the spec's nodes, links and LANs, with the graph that routing
 //! searches.
-use super::{link_rng, CsmaCd, Lan, LanHop, LinkDir, Mac, Network};
-use crate::scenario::Spec;
+use super::{link_rng, Aqm, CsmaCd, Lan, LanHop, LinkDir, Mac, Network};
+use crate::scenario::{QueueSpec, Spec};
 use crate::sim::{secs, Rng};
 use std::collections::HashMap;
 
@@ -24,13 +24,19 @@ pub fn build(spec: &Spec, seed: u64, node_index: &HashMap<&str, u32>) -> (Networ
         let b = node_index[l.b.as_str()];
         let delay = secs(l.delay);
         for (from, to, queue, loss, c, dir) in [
-            (a, b, l.queue_ab, l.loss_ab, l.cost_ab, "ab"),
-            (b, a, l.queue_ba, l.loss_ba, l.cost_ba, "ba"),
+            (a, b, &l.queue_ab, l.loss_ab, l.cost_ab, "ab"),
+            (b, a, &l.queue_ba, l.loss_ba, l.cost_ba, "ba"),
         ] {
             g.cost.push(c);
             let id = links.len() as u32;
             let rng = link_rng(seed, &l.a, &l.b, dir);
-            links.push(LinkDir::new(i as u32, from, to, l.rate, delay, queue, loss, rng));
+            let mut link = LinkDir::new(i as u32, from, to, l.rate, delay, queue.limit(), loss, rng);
+            if let QueueSpec::Managed(d) = queue {
+                // its own stream: adding a discipline changes no other draw
+                let rng = Rng::stream(seed, &format!("link:{}:{}:{dir}:{}", l.a, l.b, d.name()));
+                link.manage(Aqm::new(d, l.rate, rng));
+            }
+            links.push(link);
             g.adj[from as usize].push((to, id));
         }
     }

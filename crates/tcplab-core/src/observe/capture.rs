@@ -51,6 +51,7 @@ impl Capture {
             seq: pkt.seq,
             mss,
             wire_bytes: pkt.size,
+            ecn: pkt.ecn as u8,
         });
         if recorded {
             return Ok(());

@@ -23,10 +23,27 @@ const LINK_COLUMNS: &[(&str, Col)] = &[
     ("utilisation", Col::F),
 ];
 
+/// Columns added when some link direction has a queue discipline (`queue = {type = ...}`):
+/// its type, ECN marks, the drops it decided (part of drops_queue), and the queueing delay
+/// of the packets it sent (seconds; NaN on plain DropTail links, which do not measure it).
+const AQM_COLUMNS: &[(&str, Col)] = &[
+    ("queue_type", Col::S),
+    ("marks", Col::U),
+    ("drops_aqm", Col::U),
+    ("qdelay_mean", Col::F),
+    ("qdelay_p95", Col::F),
+    ("qdelay_max", Col::F),
+];
+
 /// Counters of every link direction at the end of the run (`end`).
 pub fn links_table(net: &Network, spec: &Spec, end: Time) -> Table {
     let dur = spec.sim.duration;
-    let mut t = TableBuilder::new(LINK_COLUMNS);
+    let managed = net.links.iter().any(|l| l.aqm().is_some());
+    let mut columns = LINK_COLUMNS.to_vec();
+    if managed {
+        columns.extend_from_slice(AQM_COLUMNS);
+    }
+    let mut t = TableBuilder::new(&columns);
     for (i, l) in net.links.iter().enumerate() {
         let ls = &spec.links[l.link as usize];
         t.u("link", i as u64);
@@ -34,7 +51,7 @@ pub fn links_table(net: &Network, spec: &Spec, end: Time) -> Table {
         t.s("dst", &spec.nodes[l.to as usize].name);
         t.f("rate_bps", ls.rate);
         t.f("delay", ls.delay);
-        t.u("queue_limit", l.limit as u64);
+        t.u("queue_limit", l.queue_limit() as u64);
         t.f("loss", l.loss);
         t.u("arrivals", l.arrivals);
         t.u("departures", l.delivered);
@@ -44,6 +61,15 @@ pub fn links_table(net: &Network, spec: &Spec, end: Time) -> Table {
         let busy = to_secs(l.busy_until_end(end));
         t.f("busy_time", busy);
         t.f("utilisation", (busy / dur).min(1.0));
+        if managed {
+            let a = l.aqm();
+            t.s("queue_type", a.map_or("droptail", |a| a.name));
+            t.u("marks", a.map_or(0, |a| a.marks));
+            t.u("drops_aqm", a.map_or(0, |a| a.drops_aqm));
+            t.f("qdelay_mean", a.map_or(f64::NAN, |a| a.stats.mean()));
+            t.f("qdelay_p95", a.map_or(f64::NAN, |a| a.stats.quantile(0.95)));
+            t.f("qdelay_max", a.map_or(f64::NAN, |a| a.stats.max()));
+        }
     }
     t.build()
 }

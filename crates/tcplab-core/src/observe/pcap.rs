@@ -18,6 +18,8 @@ pub struct CapturedPacket {
     pub seq: u64,
     pub mss: u32,
     pub wire_bytes: u32,
+    /// The ECN codepoint (the low two bits of the TOS byte).
+    pub ecn: u8,
 }
 
 /// An in-memory pcap file.
@@ -68,7 +70,7 @@ impl PcapWriter {
         let l4_len: usize = if udp { 8 } else { 20 };
         let mut h = Vec::with_capacity(20 + l4_len);
         let total = p.wire_bytes.clamp((20 + l4_len) as u32, 65535) as u16;
-        h.extend_from_slice(&[0x45, 0]);
+        h.extend_from_slice(&[0x45, p.ecn & 0b11]);
         h.extend_from_slice(&total.to_be_bytes());
         h.extend_from_slice(&((self.packets & 0xffff) as u16).to_be_bytes());
         h.extend_from_slice(&[0x40, 0, 64, if udp { 17 } else { 6 }, 0, 0]);
@@ -130,6 +132,7 @@ mod tests {
             seq: 2,
             mss: 1000,
             wire_bytes: 1040,
+            ecn: 0b11,
         });
         let r = &w.buf[24..];
         assert_eq!(u32::from_le_bytes(r[0..4].try_into().unwrap()), 1);
@@ -142,6 +145,7 @@ mod tests {
         );
         let ip = &r[16..];
         assert_eq!(ip[0], 0x45);
+        assert_eq!(ip[1], 0b11, "the ECN field (CE) in the TOS byte");
         assert_eq!(ipv4_checksum(&ip[..20]), 0, "a valid header sums to zero");
         assert_eq!(&ip[12..16], &[10, 0, 0, 1]);
         assert_eq!(u32::from_be_bytes(ip[24..28].try_into().unwrap()), 2001);

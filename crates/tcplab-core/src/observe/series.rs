@@ -1,6 +1,7 @@
 //! Sampled time series: every `sim.sample_interval`, one row per TCP flow (`flow_ts`:
 //! the control block, plus whatever the algorithm reports through `samples`) and one row
-//! per link direction (`link_ts`: queue occupancy). Stored column-wise; columns grow with
+//! per link direction (`link_ts`: queue occupancy, waiting plus in service; with a RED link
+//! in the run also `red_avg`, RED's average queue after the last arrival, NaN elsewhere). Stored column-wise; columns grow with
 //! `try_reserve`, so running out of memory stops the run with an error instead of aborting.
 use crate::api::{Column, Table};
 use crate::net::LinkDir;
@@ -25,6 +26,8 @@ pub struct Series {
     link_time: Vec<f64>,
     link: Vec<u64>,
     queue: Vec<f64>,
+    /// RED's average per link row, when some link runs RED (decided at the first sample).
+    red_avg: Option<Vec<f64>>,
     /// The algorithm's samples of the current row (reused).
     row_extra: Vec<(&'static str, f64)>,
 }
@@ -53,11 +56,17 @@ impl Series {
         self.link_time.try_reserve(links)?;
         self.link.try_reserve(links)?;
         self.queue.try_reserve(links)?;
+        if let Some(v) = &mut self.red_avg {
+            v.try_reserve(links)?;
+        }
         Ok(())
     }
 
     /// Take one round of samples at `now`.
     pub fn sample(&mut self, now: Time, flows: &FlowTable, links: &mut [LinkDir]) -> Result<(), &'static str> {
+        if self.link_time.is_empty() && links.iter().any(|l| l.aqm().and_then(|a| a.red_avg()).is_some()) {
+            self.red_avg.get_or_insert_with(Vec::new);
+        }
         if self.reserve(flows, links.len()).is_err() {
             return Err(OUT_OF_MEMORY);
         }
@@ -84,7 +93,10 @@ impl Series {
         for (i, l) in links.iter_mut().enumerate() {
             self.link_time.push(t);
             self.link.push(i as u64);
-            self.queue.push(l.occupancy(now) as f64);
+            self.queue.push(l.queue_len(now) as f64);
+            if let Some(v) = &mut self.red_avg {
+                v.push(l.aqm().and_then(|a| a.red_avg()).unwrap_or(f64::NAN));
+            }
         }
         if out_of_memory {
             return Err(OUT_OF_MEMORY);
@@ -139,13 +151,16 @@ impl Series {
             v.resize(n, f64::NAN);
             fts.columns.push((name.to_string(), Column::F64(v)));
         }
-        let lts = Table {
+        let mut lts = Table {
             columns: vec![
                 ("time".into(), Column::F64(s.link_time)),
                 ("link".into(), Column::U64(s.link)),
                 ("queue".into(), Column::F64(s.queue)),
             ],
         };
+        if let Some(v) = s.red_avg {
+            lts.columns.push(("red_avg".into(), Column::F64(v)));
+        }
         (fts, lts)
     }
 }

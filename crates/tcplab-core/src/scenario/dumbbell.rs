@@ -1,7 +1,8 @@
 //! The `[dumbbell]` helper: `pairs` sender/receiver pairs `s{i}`, `d{i}` joined by access
 //! links to routers `r1`, `r2` and one bottleneck link between them, expanded into nodes
 //! and links.
-use super::limits::{err, int_in, prob, queue, rate_pos, time_nonneg, MAX_PAIRS};
+use super::limits::{err, int_in, prob, rate_pos, time_nonneg, MAX_PAIRS};
+use super::queue::{queue_field, QueueSpec};
 use super::{LinkSpec, NodeSpec, SpecError};
 use serde::Deserialize;
 use serde_json::Value;
@@ -35,8 +36,8 @@ pub(super) fn expand_dumbbell(
     let b_rate = rate_pos("dumbbell.bottleneck.rate", &b.rate)?;
     let b_delay = time_nonneg("dumbbell.bottleneck.delay", &b.delay)?;
     let b_queue = match &b.queue {
-        Some(v) => queue("dumbbell.bottleneck.queue", v)?,
-        None => 100,
+        Some(v) => queue_field("dumbbell.bottleneck.queue", v, 100, b_rate, b_delay)?,
+        None => QueueSpec::DropTail(100),
     };
     let b_loss = match &b.loss {
         Some(v) => prob("dumbbell.bottleneck.loss", v)?,
@@ -45,9 +46,10 @@ pub(super) fn expand_dumbbell(
     let a = &d.access;
     let a_rate = rate_pos("dumbbell.access.rate", &a.rate)?;
     let a_delays = access_delays(&a.delay, n)?;
+    // RED's automatic parameters use the delay of the first access link
     let a_queue = match &a.queue {
-        Some(v) => queue("dumbbell.access.queue", v)?,
-        None => 1000,
+        Some(v) => queue_field("dumbbell.access.queue", v, 1000, a_rate, a_delays[0])?,
+        None => QueueSpec::DropTail(1000),
     };
     let a_loss = match &a.loss {
         Some(v) => prob("dumbbell.access.loss", v)?,
@@ -55,24 +57,24 @@ pub(super) fn expand_dumbbell(
     };
     nodes.push(node("r1".into(), "router"));
     nodes.push(node("r2".into(), "router"));
-    let link = |x: String, y: String, rate, delay, q, loss| LinkSpec {
+    let link = |x: String, y: String, rate, delay, q: &QueueSpec, loss| LinkSpec {
         a: x,
         b: y,
         rate,
         delay,
-        queue_ab: q,
-        queue_ba: q,
+        queue_ab: q.clone(),
+        queue_ba: q.clone(),
         loss_ab: loss,
         loss_ba: loss,
         cost_ab: 1.0,
         cost_ba: 1.0,
     };
-    links.push(link("r1".into(), "r2".into(), b_rate, b_delay, b_queue, b_loss));
+    links.push(link("r1".into(), "r2".into(), b_rate, b_delay, &b_queue, b_loss));
     for (i, delay) in a_delays.iter().enumerate() {
         nodes.push(node(format!("s{i}"), "host"));
         nodes.push(node(format!("d{i}"), "host"));
-        links.push(link(format!("s{i}"), "r1".into(), a_rate, *delay, a_queue, a_loss));
-        links.push(link("r2".into(), format!("d{i}"), a_rate, *delay, a_queue, a_loss));
+        links.push(link(format!("s{i}"), "r1".into(), a_rate, *delay, &a_queue, a_loss));
+        links.push(link("r2".into(), format!("d{i}"), a_rate, *delay, &a_queue, a_loss));
     }
     Ok(())
 }

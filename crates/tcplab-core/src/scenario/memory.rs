@@ -7,7 +7,7 @@
 //! (how many packets TCP actually keeps in flight, how many closed-loop flows complete) is
 //! bounded from the topology, as described at each term.
 use super::limits::{err, MAX_GENERATED_FLOWS};
-use super::{default_memory_limit, GeneratorSpec, Spec, SpecError};
+use super::{default_memory_limit, Discipline, GeneratorSpec, QueueSpec, Spec, SpecError};
 use crate::sim::Dist;
 use std::collections::HashMap;
 
@@ -16,6 +16,10 @@ pub const BASE: f64 = 64.0 * MIB;
 pub const PER_NODE: f64 = 1024.0;
 /// A link: both directions, routing entries, its rows and its spec.
 pub const PER_LINK: f64 = 2048.0;
+/// A link direction with a queue discipline: its state and its histogram of waiting times.
+pub const PER_DISCIPLINE: f64 = 16.0 * 1024.0;
+/// One of an FQ-CoDel direction's `flows` queues (a CoDel queue, its deficit and list).
+pub const PER_FQ_QUEUE: f64 = 160.0;
 /// A LAN member interface, and a hop between two members (the engine keeps one per
 /// ordered pair of members).
 pub const PER_LAN_MEMBER: f64 = 1024.0;
@@ -157,6 +161,7 @@ pub fn estimate(spec: &Spec) -> Estimate {
         ("base", BASE),
         ("nodes", spec.nodes.len() as f64 * PER_NODE),
         ("links", spec.links.len() as f64 * PER_LINK),
+        ("queue disciplines", disciplines(spec)),
         ("LANs", lan_members * PER_LAN_MEMBER + lan_hops * PER_LAN_HOP),
         ("flows", spec.flows.len() as f64 * PER_FLOW),
         ("generators", spec.generators.len() as f64 * PER_GENERATOR),
@@ -172,6 +177,16 @@ pub fn estimate(spec: &Spec) -> Estimate {
         bytes: parts.iter().map(|(_, b)| b).sum(),
         parts,
     }
+}
+
+/// The state of the link directions' queue disciplines.
+fn disciplines(spec: &Spec) -> f64 {
+    let one = |q: &QueueSpec| match q {
+        QueueSpec::DropTail(_) => 0.0,
+        QueueSpec::Managed(Discipline::FqCodel(f)) => PER_DISCIPLINE + f.flows as f64 * PER_FQ_QUEUE,
+        QueueSpec::Managed(_) => PER_DISCIPLINE,
+    };
+    spec.links.iter().map(|l| one(&l.queue_ab) + one(&l.queue_ba)).sum()
 }
 
 /// Packet sizes on the wire, in bits: the smallest data packet (it gives the most packets
@@ -211,7 +226,7 @@ fn packets_in_network(spec: &Spec, min_packet_bits: f64) -> f64 {
     let mut largest_dir: f64 = 0.0;
     for l in &spec.links {
         let bdp = l.rate * l.delay / min_packet_bits + 1.0;
-        for q in [l.queue_ab, l.queue_ba] {
+        for q in [l.queue_ab.limit(), l.queue_ba.limit()] {
             capacity += q as f64 + bdp;
             largest_dir = largest_dir.max(q as f64 + bdp);
         }
@@ -362,6 +377,21 @@ mod tests {
     }
 
     #[test]
+    fn queue_disciplines_count_per_direction_and_fq_codel_per_queue() {
+        assert_eq!(part(&estimate(&dumbbell(2, 2, 0.0)), "queue disciplines"), 0.0);
+        let s = spec(json!({
+            "sim": {"duration": 10},
+            "dumbbell": {"pairs": 3,
+                "bottleneck": {"rate": "10Mbps", "delay": "20ms", "queue": {"type": "red"}},
+                "access": {"rate": "100Mbps", "delay": "1ms", "queue": {"type": "fq_codel", "flows": 4096}}},
+            "flows": [{"src": "s{i}", "dst": "d{i}", "count": 3}]
+        }));
+        // 2 RED directions, 12 FQ-CoDel directions of 4096 queues
+        let want = 14.0 * PER_DISCIPLINE + 12.0 * 4096.0 * PER_FQ_QUEUE;
+        assert_eq!(part(&estimate(&s), "queue disciplines"), want);
+    }
+
+    #[test]
     fn packets_are_bounded_by_queues_and_by_windows() {
         // one flow: at most the largest direction (queue 100 + its bandwidth-delay product)
         let e = estimate(&dumbbell(10, 1, 0.0));
@@ -373,7 +403,7 @@ mod tests {
         let capacity: f64 = s
             .links
             .iter()
-            .map(|l| 2.0 * (l.queue_ab as f64 + l.rate * l.delay / (1040.0 * 8.0) + 1.0))
+            .map(|l| 2.0 * (l.queue_ab.limit() as f64 + l.rate * l.delay / (1040.0 * 8.0) + 1.0))
             .sum();
         assert!(part(&e, "packets") <= capacity * PER_PACKET + 1e-6);
     }

@@ -2,7 +2,8 @@
 //! which nodes can reach each other, and the bound on the time a full queue takes to drain.
 use super::addresses::parse_ipv4;
 use super::components::Components;
-use super::limits::{err, name, num, prob, queue, rate_pos, time_nonneg, MAX_TIME};
+use super::limits::{err, name, num, prob, rate_pos, time_nonneg, MAX_TIME};
+use super::queue::{queue_field, QueueSpec};
 use super::sharing::{tcbi_options, TcbiSpec};
 use super::{LanSpec, Spec, SpecError, TcpSpec};
 use serde::{Deserialize, Serialize};
@@ -65,8 +66,9 @@ pub struct LinkSpec {
     pub b: String,
     pub rate: f64,
     pub delay: f64,
-    pub queue_ab: u32,
-    pub queue_ba: u32,
+    /// Each direction's queue: a number of packets (DropTail) or a discipline's table.
+    pub queue_ab: QueueSpec,
+    pub queue_ba: QueueSpec,
     pub loss_ab: f64,
     pub loss_ba: f64,
     /// Routing cost of each direction (routes are least-cost paths; 1 = fewest hops).
@@ -167,15 +169,15 @@ pub(super) fn normalise_link(i: usize, l: &RawLink, index: &HashMap<String, usiz
     let rate = rate_pos(&format!("{p}.rate"), &l.rate)?;
     let delay = time_nonneg(&format!("{p}.delay"), &l.delay)?;
     let q = match &l.queue {
-        Some(v) => queue(&format!("{p}.queue"), v)?,
-        None => 100,
+        Some(v) => queue_field(&format!("{p}.queue"), v, 100, rate, delay)?,
+        None => QueueSpec::DropTail(100),
     };
     let queue_ab = match &l.queue_ab {
-        Some(v) => queue(&format!("{p}.queue_ab"), v)?,
-        None => q,
+        Some(v) => queue_field(&format!("{p}.queue_ab"), v, 100, rate, delay)?,
+        None => q.clone(),
     };
     let queue_ba = match &l.queue_ba {
-        Some(v) => queue(&format!("{p}.queue_ba"), v)?,
+        Some(v) => queue_field(&format!("{p}.queue_ba"), v, 100, rate, delay)?,
         None => q,
     };
     let loss = match &l.loss {
@@ -268,7 +270,7 @@ pub(super) fn check_queue_drain(spec: &Spec, dumbbell_links: usize) -> Result<()
         )
     };
     for (k, l) in spec.links.iter().enumerate() {
-        for (q, dir) in [(l.queue_ab, "queue_ab"), (l.queue_ba, "queue_ba")] {
+        for (q, dir) in [(l.queue_ab.limit(), "queue_ab"), (l.queue_ba.limit(), "queue_ba")] {
             let path = match k {
                 0 if dumbbell_links > 0 => "dumbbell.bottleneck.queue".to_string(),
                 k if k < dumbbell_links => "dumbbell.access.queue".to_string(),

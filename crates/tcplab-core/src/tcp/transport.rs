@@ -5,7 +5,7 @@
 //! statistics and the owning application at the points of a connection's life.
 use super::{FlowTable, Kind, Tx};
 use crate::cc;
-use crate::net::{Network, Packet};
+use crate::net::{Ecn, Network, Packet};
 use crate::share::Share;
 use crate::sim::{secs, to_secs, Queue, Time};
 use crate::traffic::{FlowDone, Generators};
@@ -318,6 +318,7 @@ impl Transport {
                 ts: tx.ts,
                 ts_echo: tx.ts_echo,
                 sack: tx.sack,
+                ecn: Ecn::NotEct,
             });
             if tx.kind == Kind::Data && fl.processing.is_some() {
                 self.delay_injection(now, f, p, env.q);
