@@ -13,6 +13,19 @@ use crate::scenario::Spec;
 use crate::sim::{Kernel, Reporter};
 pub use dispatch::Components;
 
+/// Every table of a run and its packet captures ([`World::into_output`]).
+pub struct Output {
+    pub flows: Table,
+    pub links: Table,
+    pub flow_ts: Table,
+    pub link_ts: Table,
+    pub events: Table,
+    pub lans: Table,
+    pub parallel_intervals: Table,
+    pub generators: Table,
+    pub pcaps: Vec<(String, Vec<u8>)>,
+}
+
 pub struct World {
     spec: Spec,
     seed: u64,
@@ -123,6 +136,38 @@ impl World {
         let links = observe::links_table(&c.net, &self.spec, self.k.end);
         let (fts, lts) = c.obs.series.take_tables();
         (flows, links, fts, lts, observe::events_table(&mut c.tcp.flows))
+    }
+
+    /// Every result table and the packet captures, taking the world apart as they are
+    /// built, so that a large run does not hold its state and its tables at once: the
+    /// small tables first, then the flows table while the flows are freed one by one, then
+    /// the links table once the flows, the event queue and the sharing state are gone.
+    pub fn into_output(self) -> Output {
+        let World { spec, k, mut c, .. } = self;
+        let end = k.end;
+        drop(k);
+        let events = observe::events_table(&mut c.tcp.flows);
+        let (flow_ts, link_ts) = c.obs.series.take_tables();
+        let pcaps = c.obs.capture.take();
+        drop(c.obs);
+        let lans = observe::lans_table(&c.net, &spec);
+        let parallel_intervals = observe::intervals_table(&c.share.tcbi, &c.tcp.flows, &spec, end);
+        let generators = observe::generators_table(&c.traffic.generators);
+        let flows = observe::flows_table_consuming(c.tcp.flows, &c.traffic, &c.share.tcbi, spec.sim.duration);
+        drop(c.traffic);
+        drop(c.share);
+        let links = observe::links_table(&c.net, &spec, end);
+        Output {
+            flows,
+            links,
+            flow_ts,
+            link_ts,
+            events,
+            lans,
+            parallel_intervals,
+            generators,
+            pcaps,
+        }
     }
 
     /// The per-interface LAN counters and the parallel-connection intervals (open

@@ -49,16 +49,38 @@ const EVENT_COLUMNS: &[(&str, Col)] = &[("time", Col::F), ("flow", Col::U), ("ev
 /// One row per flow; `duration` is the run's (flows that did not complete are measured
 /// to the end of the run).
 pub fn flows_table(flows: &FlowTable, traffic: &Traffic, tcbi: &Sharing, duration: f64) -> Table {
-    let mut t = TableBuilder::new(FLOW_COLUMNS);
+    let mut t = TableBuilder::with_capacity(FLOW_COLUMNS, rows(flows, traffic));
     for (i, f) in flows.iter() {
-        if f.generator.is_some_and(|g| traffic.generators.summary_only(g)) {
-            continue;
-        }
-        identity_columns(&mut t, i, f, traffic);
-        transfer_columns(&mut t, i, f, traffic, duration);
-        control_block_columns(&mut t, f, tcbi);
+        row(&mut t, i, f, traffic, tcbi, duration);
     }
     t.build()
+}
+
+/// The flows table, freeing each flow once its row is written (the table grows while the
+/// flows shrink: a large run does not hold both).
+pub fn flows_table_consuming(flows: FlowTable, traffic: &Traffic, tcbi: &Sharing, duration: f64) -> Table {
+    let mut t = TableBuilder::with_capacity(FLOW_COLUMNS, rows(&flows, traffic));
+    for (i, f) in flows.into_flows() {
+        row(&mut t, i, &f, traffic, tcbi, duration);
+    }
+    t.build()
+}
+
+/// Flows with a row (all but those of summary generators).
+fn rows(flows: &FlowTable, traffic: &Traffic) -> usize {
+    flows.iter().filter(|(_, f)| has_row(f, traffic)).count()
+}
+
+fn has_row(f: &Flow, traffic: &Traffic) -> bool {
+    !f.generator.is_some_and(|g| traffic.generators.summary_only(g))
+}
+
+fn row(t: &mut TableBuilder, i: usize, f: &Flow, traffic: &Traffic, tcbi: &Sharing, duration: f64) {
+    if has_row(f, traffic) {
+        identity_columns(t, i, f, traffic);
+        transfer_columns(t, i, f, traffic, duration);
+        control_block_columns(t, f, tcbi);
+    }
 }
 
 /// Which flow it is: id, name, ends, transport, generator, algorithms, schedule.

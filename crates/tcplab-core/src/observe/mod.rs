@@ -23,7 +23,7 @@ mod thrift;
 
 pub use capture::Capture;
 pub use conn::{ConnStats, InitRecord};
-pub use flows::{events_table, flows_table};
+pub use flows::{events_table, flows_table, flows_table_consuming};
 pub use generators::generators_table;
 pub use network::{lans_table, links_table};
 pub use series::Series;

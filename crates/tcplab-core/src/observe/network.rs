@@ -26,7 +26,7 @@ const LINK_COLUMNS: &[(&str, Col)] = &[
 /// Counters of every link direction at the end of the run (`end`).
 pub fn links_table(net: &Network, spec: &Spec, end: Time) -> Table {
     let dur = spec.sim.duration;
-    let mut t = TableBuilder::new(LINK_COLUMNS);
+    let mut t = TableBuilder::with_capacity(LINK_COLUMNS, net.links.len());
     for (i, l) in net.links.iter().enumerate() {
         let ls = &spec.links[l.link as usize];
         t.u("link", i as u64);

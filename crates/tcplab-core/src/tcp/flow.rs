@@ -117,6 +117,13 @@ impl FlowTable {
             None => &self.retired_names[&f],
         }
     }
+    /// The live flows with their ids, taken out of the table.
+    pub fn into_flows(self) -> impl Iterator<Item = (usize, Box<Flow>)> {
+        self.slots
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, f)| f.map(|f| (i, f)))
+    }
     /// The live flows with their ids.
     pub fn iter(&self) -> impl Iterator<Item = (usize, &Flow)> {
         self.slots
