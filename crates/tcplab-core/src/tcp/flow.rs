@@ -8,9 +8,11 @@ use crate::scenario::FlowSpec;
 use crate::share::ConnShare;
 use crate::sim::{secs, Rng, Time};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 pub struct Flow {
-    pub spec: FlowSpec,
+    /// Shared with the spec (and its options with the other flows of its entry).
+    pub spec: Arc<FlowSpec>,
     pub data_bytes: u32,
     pub ctrl_bytes: u32,
     pub ack_bytes: u32,
@@ -36,7 +38,7 @@ pub struct Flow {
 }
 
 impl Flow {
-    pub fn new(spec: FlowSpec, generator: Option<u32>, seed: u64) -> Result<Flow, String> {
+    pub fn new(spec: Arc<FlowSpec>, generator: Option<u32>, seed: u64) -> Result<Flow, String> {
         let algo = cc::create(&spec.cc, &spec.cc_params).map_err(|e| format!("flow {}: {e}", spec.name))?;
         let mut sender = Sender::new(SenderConfig::from_spec(&spec.tcp, spec.size), &spec.tcp, algo);
         sender.st.rng = Rng::stream(seed, &format!("flow:{}:cc", spec.name));
@@ -106,7 +108,7 @@ impl FlowTable {
     pub fn retire(&mut self, f: u32) {
         if let Some(fl) = self.slots[f as usize].take() {
             if fl.share.set.is_some() {
-                self.retired_names.insert(f, fl.spec.name);
+                self.retired_names.insert(f, fl.spec.name.clone());
             }
         }
     }

@@ -58,7 +58,7 @@ impl Transport {
     /// Open a flow on `route` (not started yet): it gets the next flow id.
     pub fn open(
         &mut self,
-        spec: crate::scenario::FlowSpec,
+        spec: std::sync::Arc<crate::scenario::FlowSpec>,
         route: u32,
         generator: Option<u32>,
         net: &mut Network,

@@ -46,7 +46,7 @@ pub struct Cbr {
 
 impl Cbr {
     /// A source for every UDP flow of the spec.
-    pub fn new(flows: &[FlowSpec]) -> Cbr {
+    pub fn new(flows: &[std::sync::Arc<FlowSpec>]) -> Cbr {
         let sources = flows
             .iter()
             .map(|f| match (&f.rate_schedule, f.transport.as_str()) {
