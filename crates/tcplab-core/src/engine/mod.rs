@@ -140,8 +140,9 @@ impl World {
 
     /// Every result table and the packet captures, taking the world apart as they are
     /// built, so that a large run does not hold its state and its tables at once: the
-    /// small tables first, then the flows table while the flows are freed one by one, then
-    /// the links table once the flows, the event queue and the sharing state are gone.
+    /// small tables first; then the links table, freeing the link directions once their
+    /// counters are copied, then the network and the spec; then the flows table, freeing
+    /// each flow after its row (its spec, no longer shared, gives the row its names).
     pub fn into_output(self) -> Output {
         let World { spec, k, mut c, .. } = self;
         let end = k.end;
@@ -153,10 +154,10 @@ impl World {
         let lans = observe::lans_table(&c.net, &spec);
         let parallel_intervals = observe::intervals_table(&c.share.tcbi, &c.tcp.flows, &spec, end);
         let generators = observe::generators_table(&c.traffic.generators);
-        let flows = observe::flows_table_consuming(c.tcp.flows, &c.traffic, &c.share.tcbi, spec.sim.duration);
-        drop(c.traffic);
-        drop(c.share);
-        let links = observe::links_table(&c.net, &spec, end);
+        let duration = spec.sim.duration;
+        let links = observe::links_table_consuming(std::mem::take(&mut c.net.links), spec, end);
+        drop(c.net);
+        let flows = observe::flows_table_consuming(c.tcp.flows, &c.traffic, &c.share.tcbi, duration);
         Output {
             flows,
             links,

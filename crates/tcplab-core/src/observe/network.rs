@@ -2,7 +2,7 @@
 //! member interface).
 use super::table::{Col, TableBuilder};
 use crate::api::{Column, Table};
-use crate::net::Network;
+use crate::net::{LinkDir, Network};
 use crate::scenario::Spec;
 use crate::sim::{to_secs, Time};
 
@@ -46,6 +46,75 @@ pub fn links_table(net: &Network, spec: &Spec, end: Time) -> Table {
         t.f("utilisation", (busy / dur).min(1.0));
     }
     t.build()
+}
+
+/// The links table from the link directions taken out of the network and the spec, freeing
+/// them as it goes (a large network does not hold its links, its spec and the whole table
+/// at once): what the table needs of the spec is kept and the spec dropped, then the
+/// counters are copied and the link directions dropped, then the names of the ends are
+/// written. Values and columns as [`links_table`].
+pub fn links_table_consuming(links: Vec<LinkDir>, mut spec: Spec, end: Time) -> Table {
+    let dur = spec.sim.duration;
+    let rate_delay: Vec<(f64, f64)> = spec.links.iter().map(|l| (l.rate, l.delay)).collect();
+    let nodes = std::mem::take(&mut spec.nodes);
+    drop(spec);
+    let mut node_names = Vec::with_capacity(nodes.len());
+    for node in nodes {
+        node_names.push(node.name);
+    }
+    let n = links.len();
+    let mut ends = Vec::with_capacity(n);
+    let (mut rate, mut delay, mut loss) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+    let (mut busy, mut util) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    let mut u64s: [Vec<u64>; 7] = std::array::from_fn(|_| Vec::with_capacity(n));
+    for (i, l) in links.iter().enumerate() {
+        let (r, d) = rate_delay[l.link as usize];
+        ends.push((l.from, l.to));
+        rate.push(r);
+        delay.push(d);
+        loss.push(l.loss);
+        let counts = [
+            i as u64,
+            l.limit as u64,
+            l.arrivals,
+            l.delivered,
+            l.drops_queue,
+            l.drops_loss,
+            l.in_system,
+        ];
+        for (c, v) in u64s.iter_mut().zip(counts) {
+            c.push(v);
+        }
+        let b = to_secs(l.busy_until_end(end));
+        busy.push(b);
+        util.push((b / dur).min(1.0));
+    }
+    drop(links);
+    let name = |k: u32| node_names[k as usize].clone();
+    let src = ends.iter().map(|&(a, _)| name(a)).collect();
+    let dst = ends.iter().map(|&(_, b)| name(b)).collect();
+    drop(ends);
+    let [link, limit, arrivals, departures, drops_queue, drops_loss, in_system] = u64s;
+    let columns = vec![
+        ("link", Column::U64(link)),
+        ("src", Column::Str(src)),
+        ("dst", Column::Str(dst)),
+        ("rate_bps", Column::F64(rate)),
+        ("delay", Column::F64(delay)),
+        ("queue_limit", Column::U64(limit)),
+        ("loss", Column::F64(loss)),
+        ("arrivals", Column::U64(arrivals)),
+        ("departures", Column::U64(departures)),
+        ("drops_queue", Column::U64(drops_queue)),
+        ("drops_loss", Column::U64(drops_loss)),
+        ("in_system", Column::U64(in_system)),
+        ("busy_time", Column::F64(busy)),
+        ("utilisation", Column::F64(util)),
+    ];
+    debug_assert!(columns.iter().map(|(n, _)| *n).eq(LINK_COLUMNS.iter().map(|(n, _)| *n)));
+    Table {
+        columns: columns.into_iter().map(|(n, c)| (n.to_string(), c)).collect(),
+    }
 }
 
 /// The per-interface LAN counters.
