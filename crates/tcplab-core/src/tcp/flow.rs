@@ -29,8 +29,8 @@ pub struct Flow {
     pub(super) cc_timer_gen: u32,
     pub(super) completion_seen: bool,
     /// Random per-packet processing time at the sender: (maximum, stream, time the last
-    /// data packet left). Packets keep their order.
-    pub(super) processing: Option<(Time, Rng, Time)>,
+    /// data packet left). Packets keep their order. Boxed: most flows have none.
+    pub(super) processing: Option<Box<(Time, Rng, Time)>>,
     /// Sharing (`share/`).
     pub share: ConnShare,
     /// Statistics (`observe/`).
@@ -49,11 +49,11 @@ impl Flow {
         );
         let udp = spec.rate_schedule.is_some() && spec.transport == "udp";
         let processing = (spec.tcp.send_jitter > 0.0).then(|| {
-            (
+            Box::new((
                 secs(spec.tcp.send_jitter),
                 Rng::stream(seed, &format!("flow:{}:processing", spec.name)),
                 0,
-            )
+            ))
         });
         Ok(Flow {
             processing,
@@ -145,5 +145,21 @@ impl std::ops::Index<usize> for FlowTable {
 impl std::ops::IndexMut<usize> for FlowTable {
     fn index_mut(&mut self, i: usize) -> &mut Flow {
         self.slots[i].as_deref_mut().expect("flow retired")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Per-flow memory (the whole is measured in `tests/memory.rs`): the flow record, and
+    /// the part of a spec each flow has of its own (the options are shared).
+    #[test]
+    fn a_flow_record_and_its_own_spec_stay_small() {
+        assert!(std::mem::size_of::<Flow>() <= 800, "{}", std::mem::size_of::<Flow>());
+        let own = std::mem::size_of::<FlowSpec>();
+        assert!(own <= 96, "{own}");
+        let node = std::mem::size_of::<crate::scenario::NodeSpec>();
+        assert!(node <= 80, "{node}");
     }
 }

@@ -299,7 +299,7 @@ impl Transport {
                 ts: tx.ts,
                 ts_echo: tx.ts_echo,
             });
-            if let (Kind::Data, Some((max, rng, last))) = (tx.kind, fl.processing.as_mut()) {
+            if let (Kind::Data, Some((max, rng, last))) = (tx.kind, fl.processing.as_deref_mut()) {
                 let leave = now.saturating_add((rng.uniform() * *max as f64) as Time).max(*last);
                 *last = leave;
                 self.injecting += 1;
