@@ -202,6 +202,44 @@ impl World {
 mod tests {
     use super::*;
 
+    /// `into_output` (what runs use: it frees the world as it goes and moves names into the
+    /// flows table) gives exactly the tables of the borrowing methods.
+    #[test]
+    fn into_output_gives_the_tables_of_the_borrowing_methods() {
+        let json = r#"{"sim": {"duration": "8s", "sample_interval": "500ms"},
+            "nodes": [{"name": "tcbi", "address": "10.0.1.1", "tcbi": {"controller": "mv", "prefix": 24}},
+                {"name": "bs1", "address": "10.0.1.2"}, {"name": "ra", "kind": "router"},
+                {"name": "rb", "kind": "router"}, {"name": "r1", "address": "10.0.2.1"},
+                {"name": "r2", "address": "10.0.2.2"}, {"name": "br1"}],
+            "links": [{"a": "ra", "b": "rb", "rate": "100Mb/s", "delay": "10ms", "queue": 20, "loss": 0.01},
+                {"a": "rb", "b": "br1", "rate": "100Mb/s", "delay": "0.25ms", "queue": 20}],
+            "lans": [{"name": "lan1", "members": ["tcbi", "bs1", "ra"], "rate": "10Mb/s", "delay": 5e-07, "queue": 20},
+                {"name": "lan2", "members": ["r1", "r2", "rb"], "rate": "10Mb/s", "delay": 5e-07, "queue": 20}],
+            "flows": [{"name": "bulk{i}", "src": "tcbi", "dst": "r2", "count": 2, "start": [0, 1]},
+                {"src": "br1", "dst": "bs1", "size": 40, "cc": "rfs", "tcp": {"send_jitter": "1ms"}},
+                {"src": "r1", "dst": "br1", "transport": "udp", "rate": "1Mbps"}],
+            "generators": [{"name": "pages", "kind": "sessions", "src": "tcbi", "dst": "r1", "record": "summary",
+                "size": {"dist": "exponential", "mean": 30}, "pages": {"dist": "constant", "value": 3},
+                "reading": {"dist": "exponential", "mean": 0.5}, "session_gap": {"dist": "constant", "value": 2.0}},
+                {"name": "web", "kind": "poisson", "src": "bs1", "dst": "br1", "rate": 2,
+                "size": {"dist": "constant", "value": 5}}],
+            "pcap": [{"a": "ra", "b": "rb"}]}"#;
+        let spec = crate::scenario::parse(json).unwrap();
+        let (mut a, mut b) = (World::new(spec.clone(), 3).unwrap(), World::new(spec, 3).unwrap());
+        a.run();
+        b.run();
+        let (flows, links, flow_ts, link_ts, events) = a.output();
+        let (lans, parallel_intervals) = a.output_sharing();
+        let (generators, pcaps) = (a.output_generators(), a.pcaps());
+        assert!(flows.rows() > 5 && parallel_intervals.rows() > 0 && pcaps[0].1.len() > 1000);
+        let out = b.into_output();
+        assert_eq!(out.flows, flows);
+        assert_eq!(out.links, links);
+        assert_eq!((out.flow_ts, out.link_ts, out.events), (flow_ts, link_ts, events));
+        assert_eq!((out.lans, out.parallel_intervals), (lans, parallel_intervals));
+        assert_eq!((out.generators, out.pcaps), (generators, pcaps));
+    }
+
     #[test]
     fn an_interrupt_during_the_set_up_stops_it_with_a_simulation_error() {
         let json = r#"{"sim": {"duration": 1},
