@@ -176,9 +176,6 @@ pub fn run_with_progress(
     world.run_observed(wall_limit, progress).map_err(Error::Simulation)?;
     let t2 = Instant::now();
     world.check_invariants().map_err(Error::Simulation)?;
-    let (flows, links, flow_ts, link_ts, events) = world.output();
-    let (lans, parallel_intervals) = world.output_sharing();
-    let generators = world.output_generators();
     let mut summary = serde_json::json!({
         "seed": seed,
         "duration": world.spec().sim.duration,
@@ -190,16 +187,17 @@ pub fn run_with_progress(
     });
     let fields = summary.as_object_mut().expect("an object");
     fields.extend(spec_fields(world.spec(), spec_json)?);
+    let out = world.into_output();
     Ok(RunOutput {
-        flows,
-        links,
-        flow_ts,
-        link_ts,
-        events,
-        lans,
-        parallel_intervals,
-        generators,
-        pcaps: world.pcaps(),
+        flows: out.flows,
+        links: out.links,
+        flow_ts: out.flow_ts,
+        link_ts: out.link_ts,
+        events: out.events,
+        lans: out.lans,
+        parallel_intervals: out.parallel_intervals,
+        generators: out.generators,
+        pcaps: out.pcaps,
         summary_json: summary.to_string(),
     })
 }

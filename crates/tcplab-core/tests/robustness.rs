@@ -1,5 +1,6 @@
 //! The engine survives what validation may let through and scenarios at the edges: no
 //! panic, no wrapped time, no unbounded memory or time, every table well-formed.
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tcplab_core::api::{self, Column, RunOutput, Table};
 use tcplab_core::engine::World;
@@ -217,7 +218,8 @@ fn a_udp_source_with_a_huge_packet_gap_does_not_loop_forever() {
     // (Validation now refuses such a rate: the step is set on the validated spec.)
     let mut spec = one_link(serde_json::json!({"transport": "udp", "packet": 1000,
         "rate_schedule": [{"at": 1, "rate": "1Mbps"}, {"at": 2, "rate": "1Mbps"}]}));
-    spec.flows[0].rate_schedule.as_mut().unwrap()[1].rate = 1e-300;
+    let f = Arc::make_mut(&mut spec.flows[0]);
+    f.rate_schedule.as_mut().unwrap()[1].rate = 1e-300;
     let mut w = run_engine(spec);
     let sent = flows_of(&mut w).f64s("segments_sent")[0];
     // 1 Mb/s of 1000-byte packets for 1 s, then at most the one packet sent at the step
@@ -228,15 +230,16 @@ fn a_udp_source_with_a_huge_packet_gap_does_not_loop_forever() {
 fn timers_and_samples_beyond_the_time_range_never_fire() {
     let mut spec = one_link(serde_json::json!({"size": 50,
         "tcp": {"delayed_ack": true, "send_jitter": "1ms"}}));
-    spec.flows[0].tcp.delack_timeout = 1e300;
-    spec.flows[0].tcp.send_jitter = 1e300;
+    let f = Arc::make_mut(&mut spec.flows[0]);
+    f.tcp.delack_timeout = 1e300;
+    f.tcp.send_jitter = 1e300;
     spec.sim.sample_interval = 1e300;
     let mut w = run_engine(spec);
     let (_, _, flow_ts, ..) = w.output();
     assert_eq!(flow_ts.f64s("time"), vec![0.0], "one sample at 0, the next never");
     // A flow starting beyond the time range never starts; the run still ends at 5 s.
     let mut spec = one_link(serde_json::json!({}));
-    spec.flows[0].start = 1e300;
+    Arc::make_mut(&mut spec.flows[0]).start = 1e300;
     assert_eq!(flows_of(&mut run_engine(spec)).f64s("segments_sent"), vec![0.0]);
 }
 
@@ -321,11 +324,11 @@ fn setting_up_a_large_dumbbell_is_near_linear() {
     let template = spec.flows[0].clone();
     spec.flows = (0..pairs)
         .map(|i| {
-            let mut f = template.clone();
+            let mut f = (*template).clone();
             f.name = format!("f{i}");
             f.src = format!("s{i}");
             f.dst = format!("d{i}");
-            f
+            Arc::new(f)
         })
         .collect();
     let t0 = Instant::now();

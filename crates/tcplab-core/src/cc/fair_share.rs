@@ -10,17 +10,21 @@ use crate::sim::Rng;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
-/// One link direction on a connection's path: its rate and its active-connection counter.
+/// One link direction on a connection's path: its rate and which active-connection
+/// counter is its.
 #[derive(Debug, Clone)]
 pub struct LinkShare {
     pub rate_bps: f64,
-    pub active: Arc<AtomicU32>,
+    pub hop: u32,
 }
 
 /// What a sender can know about the bottleneck share along its forward path.
 #[derive(Debug, Clone, Default)]
 pub struct PathShare {
     pub links: Vec<LinkShare>,
+    /// The active-connection counters, one per hop of the network (one allocation shared
+    /// by every sender, not one per hop).
+    pub active: Arc<[AtomicU32]>,
     /// Bytes one data packet occupies on the wire (payload + header).
     pub wire_bytes: f64,
 }
@@ -30,7 +34,7 @@ impl PathShare {
     pub fn fair_share_bps(&self) -> Option<f64> {
         self.links
             .iter()
-            .map(|l| l.rate_bps / l.active.load(Ordering::Relaxed).max(1) as f64)
+            .map(|l| l.rate_bps / self.active[l.hop as usize].load(Ordering::Relaxed).max(1) as f64)
             .min_by(|a, b| a.total_cmp(b))
     }
 
@@ -269,26 +273,23 @@ mod tests {
 
     #[test]
     fn share_is_the_tightest_link_divided_by_its_active_connections() {
-        let a = Arc::new(AtomicU32::new(4));
-        let b = Arc::new(AtomicU32::new(1));
+        let active: Arc<[AtomicU32]> = Arc::new([AtomicU32::new(4), AtomicU32::new(1)]);
         let path = PathShare {
             links: vec![
                 LinkShare {
                     rate_bps: 100e6,
-                    active: b.clone(),
+                    hop: 1,
                 },
-                LinkShare {
-                    rate_bps: 10e6,
-                    active: a.clone(),
-                },
+                LinkShare { rate_bps: 10e6, hop: 0 },
             ],
+            active: active.clone(),
             wire_bytes: 1000.0,
         };
         assert_eq!(path.fair_share_bps(), Some(2.5e6));
         // 2.5 Mb/s × 100 ms / 8000 bit = 31.25 packets, clipped to the maximum window
         assert!((path.window(0.1, 64.0).unwrap() - 31.25).abs() < 1e-12);
         assert_eq!(path.window(0.1, 16.0), Some(16.0));
-        a.store(1000, Ordering::Relaxed);
+        active[0].store(1000, Ordering::Relaxed);
         assert_eq!(path.window(0.1, 64.0), Some(2.0), "never below 2");
         assert_eq!(path.window(f64::INFINITY, 64.0), None, "no RTT sample yet");
         assert_eq!(PathShare::default().window(0.1, 64.0), None);

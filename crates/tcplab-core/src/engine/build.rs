@@ -27,6 +27,10 @@ impl World {
         let end_secs = spec.sim.duration;
         let mut tick = || reporter.tick(0.0, end_secs, 0);
         let mut routes = routes(&spec, &node_index, &graph, &mut tick)?.into_iter();
+        // The set-up's temporaries go before the flows are built (their memory is reused).
+        drop(graph);
+        let capture = Capture::new(&spec, &node_index, &net);
+        drop(node_index);
         let mut route = |what: &str| -> Result<Route, Error> {
             let (fwd, rev) = (routes.next().flatten(), routes.next().flatten());
             let fwd = fwd.ok_or_else(|| Error::Scenario(format!("{what}: no route")))?;
@@ -53,7 +57,7 @@ impl World {
                 .add(g.clone(), r, seed)
                 .ok_or_else(|| Error::Scenario(format!("generators[{i}]: no traffic model of kind {}", g.kind)))?;
         }
-        let capture = Capture::new(&spec, &node_index, &net);
+        drop(routes);
         let obs = Observer::new(capture, spec.sim.sample_interval);
         let traffic = Traffic {
             cbr: Cbr::new(&spec.flows),

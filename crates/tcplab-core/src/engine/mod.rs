@@ -13,6 +13,19 @@ use crate::scenario::Spec;
 use crate::sim::{Kernel, Reporter};
 pub use dispatch::Components;
 
+/// Every table of a run and its packet captures ([`World::into_output`]).
+pub struct Output {
+    pub flows: Table,
+    pub links: Table,
+    pub flow_ts: Table,
+    pub link_ts: Table,
+    pub events: Table,
+    pub lans: Table,
+    pub parallel_intervals: Table,
+    pub generators: Table,
+    pub pcaps: Vec<(String, Vec<u8>)>,
+}
+
 pub struct World {
     spec: Spec,
     seed: u64,
@@ -125,6 +138,39 @@ impl World {
         (flows, links, fts, lts, observe::events_table(&mut c.tcp.flows))
     }
 
+    /// Every result table and the packet captures, taking the world apart as they are
+    /// built, so that a large run does not hold its state and its tables at once: the
+    /// small tables first; then the links table, freeing the link directions once their
+    /// counters are copied, then the network and the spec; then the flows table, freeing
+    /// each flow after its row (its spec, no longer shared, gives the row its names).
+    pub fn into_output(self) -> Output {
+        let World { spec, k, mut c, .. } = self;
+        let end = k.end;
+        drop(k);
+        let events = observe::events_table(&mut c.tcp.flows);
+        let (flow_ts, link_ts) = c.obs.series.take_tables();
+        let pcaps = c.obs.capture.take();
+        drop(c.obs);
+        let lans = observe::lans_table(&c.net, &spec);
+        let parallel_intervals = observe::intervals_table(&c.share.tcbi, &c.tcp.flows, &spec, end);
+        let generators = observe::generators_table(&c.traffic.generators);
+        let duration = spec.sim.duration;
+        let links = observe::links_table_consuming(std::mem::take(&mut c.net.links), spec, end);
+        drop(c.net);
+        let flows = observe::flows_table_consuming(c.tcp.flows, &c.traffic, &c.share.tcbi, duration);
+        Output {
+            flows,
+            links,
+            flow_ts,
+            link_ts,
+            events,
+            lans,
+            parallel_intervals,
+            generators,
+            pcaps,
+        }
+    }
+
     /// The per-interface LAN counters and the parallel-connection intervals (open
     /// intervals are closed at the end of the run).
     pub fn output_sharing(&self) -> (Table, Table) {
@@ -155,6 +201,45 @@ impl World {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `into_output` (what runs use: it frees the world as it goes and moves names into the
+    /// flows table) gives exactly the tables of the borrowing methods.
+    #[test]
+    fn into_output_gives_the_tables_of_the_borrowing_methods() {
+        let json = r#"{"sim": {"duration": "8s", "sample_interval": "500ms"},
+            "nodes": [{"name": "tcbi", "address": "10.0.1.1", "tcbi": {"controller": "mv", "prefix": 24}},
+                {"name": "bs1", "address": "10.0.1.2"}, {"name": "ra", "kind": "router"},
+                {"name": "rb", "kind": "router"}, {"name": "r1", "address": "10.0.2.1"},
+                {"name": "r2", "address": "10.0.2.2"}, {"name": "br1"}],
+            "links": [{"a": "ra", "b": "rb", "rate": "100Mb/s", "delay": "10ms", "queue": 20, "loss": 0.01},
+                {"a": "rb", "b": "br1", "rate": "100Mb/s", "delay": "0.25ms",
+                 "queue": {"type": "red", "min_th": 3, "max_th": 9, "limit": 20}}],
+            "lans": [{"name": "lan1", "members": ["tcbi", "bs1", "ra"], "rate": "10Mb/s", "delay": 5e-07, "queue": 20},
+                {"name": "lan2", "members": ["r1", "r2", "rb"], "rate": "10Mb/s", "delay": 5e-07, "queue": 20}],
+            "flows": [{"name": "bulk{i}", "src": "tcbi", "dst": "r2", "count": 2, "start": [0, 1]},
+                {"src": "br1", "dst": "bs1", "size": 40, "cc": "rfs", "tcp": {"send_jitter": "1ms"}},
+                {"src": "r1", "dst": "br1", "transport": "udp", "rate": "1Mbps"}],
+            "generators": [{"name": "pages", "kind": "sessions", "src": "tcbi", "dst": "r1", "record": "summary",
+                "size": {"dist": "exponential", "mean": 30}, "pages": {"dist": "constant", "value": 3},
+                "reading": {"dist": "exponential", "mean": 0.5}, "session_gap": {"dist": "constant", "value": 2.0}},
+                {"name": "web", "kind": "poisson", "src": "bs1", "dst": "br1", "rate": 2,
+                "size": {"dist": "constant", "value": 5}}],
+            "pcap": [{"a": "ra", "b": "rb"}]}"#;
+        let spec = crate::scenario::parse(json).unwrap();
+        let (mut a, mut b) = (World::new(spec.clone(), 3).unwrap(), World::new(spec, 3).unwrap());
+        a.run();
+        b.run();
+        let (flows, links, flow_ts, link_ts, events) = a.output();
+        let (lans, parallel_intervals) = a.output_sharing();
+        let (generators, pcaps) = (a.output_generators(), a.pcaps());
+        assert!(flows.rows() > 5 && parallel_intervals.rows() > 0 && pcaps[0].1.len() > 1000);
+        let out = b.into_output();
+        assert_eq!(out.flows, flows);
+        assert_eq!(out.links, links);
+        assert_eq!((out.flow_ts, out.link_ts, out.events), (flow_ts, link_ts, events));
+        assert_eq!((out.lans, out.parallel_intervals), (lans, parallel_intervals));
+        assert_eq!((out.generators, out.pcaps), (generators, pcaps));
+    }
 
     #[test]
     fn an_interrupt_during_the_set_up_stops_it_with_a_simulation_error() {

@@ -13,7 +13,12 @@ pub struct Capture {
 
 impl Capture {
     pub fn new(spec: &Spec, node_index: &HashMap<&str, u32>, net: &Network) -> Capture {
-        let mut by_hop = vec![None; net.hops()];
+        // Without captures, no entry per hop (`tap` finds none).
+        let mut by_hop = if spec.pcap.is_empty() {
+            Vec::new()
+        } else {
+            vec![None; net.hops()]
+        };
         let mut files = Vec::new();
         for c in &spec.pcap {
             let (a, b) = (node_index[c.a.as_str()], node_index[c.b.as_str()]);
@@ -32,7 +37,7 @@ impl Capture {
             // Most runs capture nothing: spare every crossing a load from a per-hop table.
             return None;
         }
-        self.by_hop[hop as usize]
+        self.by_hop.get(hop as usize).copied().flatten()
     }
 
     /// Record `pkt` of a flow from node `ends.0` to node `ends.1` with segments of `mss`

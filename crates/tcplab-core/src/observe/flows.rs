@@ -6,6 +6,7 @@ use crate::share::Sharing;
 use crate::sim::to_secs;
 use crate::tcp::{Flow, FlowTable};
 use crate::traffic::Traffic;
+use std::sync::Arc;
 
 const FLOW_COLUMNS: &[(&str, Col)] = &[
     ("flow", Col::U),
@@ -49,25 +50,63 @@ const EVENT_COLUMNS: &[(&str, Col)] = &[("time", Col::F), ("flow", Col::U), ("ev
 /// One row per flow; `duration` is the run's (flows that did not complete are measured
 /// to the end of the run).
 pub fn flows_table(flows: &FlowTable, traffic: &Traffic, tcbi: &Sharing, duration: f64) -> Table {
-    let mut t = TableBuilder::new(FLOW_COLUMNS);
+    let mut t = TableBuilder::with_capacity(FLOW_COLUMNS, rows(flows, traffic));
     for (i, f) in flows.iter() {
-        if f.generator.is_some_and(|g| traffic.generators.summary_only(g)) {
-            continue;
-        }
-        identity_columns(&mut t, i, f, traffic);
-        transfer_columns(&mut t, i, f, traffic, duration);
-        control_block_columns(&mut t, f, tcbi);
+        row(&mut t, i, f, None, traffic, tcbi, duration);
     }
     t.build()
 }
 
+/// The flows table, freeing each flow once its row is written (the table grows while the
+/// flows shrink: a large run does not hold both). A flow whose spec is no longer shared
+/// (the world's spec is gone) gives its name and ends to the table instead of copies.
+pub fn flows_table_consuming(flows: FlowTable, traffic: &Traffic, tcbi: &Sharing, duration: f64) -> Table {
+    let mut t = TableBuilder::with_capacity(FLOW_COLUMNS, rows(&flows, traffic));
+    for (i, mut f) in flows.into_flows() {
+        let names = Arc::get_mut(&mut f.spec).map(|s| {
+            let take = std::mem::take::<String>;
+            [take(&mut s.name), take(&mut s.src), take(&mut s.dst)]
+        });
+        row(&mut t, i, &f, names, traffic, tcbi, duration);
+    }
+    t.build()
+}
+
+/// Flows with a row (all but those of summary generators).
+fn rows(flows: &FlowTable, traffic: &Traffic) -> usize {
+    flows.iter().filter(|(_, f)| has_row(f, traffic)).count()
+}
+
+fn has_row(f: &Flow, traffic: &Traffic) -> bool {
+    !f.generator.is_some_and(|g| traffic.generators.summary_only(g))
+}
+
+/// Flow `i`'s row; `names`: its name, source and destination, when they were taken out of
+/// its spec (else they are copied from it).
+fn row(
+    t: &mut TableBuilder,
+    i: usize,
+    f: &Flow,
+    names: Option<[String; 3]>,
+    traffic: &Traffic,
+    tcbi: &Sharing,
+    duration: f64,
+) {
+    if has_row(f, traffic) {
+        identity_columns(t, i, f, names, traffic);
+        transfer_columns(t, i, f, traffic, duration);
+        control_block_columns(t, f, tcbi);
+    }
+}
+
 /// Which flow it is: id, name, ends, transport, generator, algorithms, schedule.
-fn identity_columns(t: &mut TableBuilder, i: usize, f: &Flow, traffic: &Traffic) {
+fn identity_columns(t: &mut TableBuilder, i: usize, f: &Flow, names: Option<[String; 3]>, traffic: &Traffic) {
     let udp = f.udp;
     t.u("flow", i as u64);
-    t.s("name", &f.spec.name);
-    t.s("src", &f.spec.src);
-    t.s("dst", &f.spec.dst);
+    let [name, src, dst] = names.unwrap_or_else(|| [&f.spec.name, &f.spec.src, &f.spec.dst].map(String::clone));
+    t.string("name", name);
+    t.string("src", src);
+    t.string("dst", dst);
     t.s("transport", &f.spec.transport);
     let generator = f
         .generator

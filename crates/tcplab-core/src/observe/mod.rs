@@ -23,9 +23,9 @@ mod thrift;
 
 pub use capture::Capture;
 pub use conn::{ConnStats, InitRecord};
-pub use flows::{events_table, flows_table};
+pub use flows::{events_table, flows_table, flows_table_consuming};
 pub use generators::generators_table;
-pub use network::{lans_table, links_table};
+pub use network::{lans_table, links_table, links_table_consuming};
 pub use series::Series;
 pub use sharing::intervals_table;
 pub use table::{Col, TableBuilder};

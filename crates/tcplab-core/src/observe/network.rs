@@ -2,7 +2,7 @@
 //! member interface).
 use super::table::{Col, TableBuilder};
 use crate::api::{Column, Table};
-use crate::net::Network;
+use crate::net::{LinkDir, Network};
 use crate::scenario::Spec;
 use crate::sim::{to_secs, Time};
 
@@ -43,7 +43,7 @@ pub fn links_table(net: &Network, spec: &Spec, end: Time) -> Table {
     if managed {
         columns.extend_from_slice(AQM_COLUMNS);
     }
-    let mut t = TableBuilder::new(&columns);
+    let mut t = TableBuilder::with_capacity(&columns, net.links.len());
     for (i, l) in net.links.iter().enumerate() {
         let ls = &spec.links[l.link as usize];
         t.u("link", i as u64);
@@ -72,6 +72,100 @@ pub fn links_table(net: &Network, spec: &Spec, end: Time) -> Table {
         }
     }
     t.build()
+}
+
+/// The links table from the link directions taken out of the network and the spec, freeing
+/// them as it goes (a large network does not hold its links, its spec and the whole table
+/// at once): what the table needs of the spec is kept and the spec dropped, then the
+/// counters are copied and the link directions dropped, then the names of the ends are
+/// written. Values and columns as [`links_table`].
+pub fn links_table_consuming(links: Vec<LinkDir>, mut spec: Spec, end: Time) -> Table {
+    let dur = spec.sim.duration;
+    let rate_delay: Vec<(f64, f64)> = spec.links.iter().map(|l| (l.rate, l.delay)).collect();
+    let nodes = std::mem::take(&mut spec.nodes);
+    drop(spec);
+    let mut node_names = Vec::with_capacity(nodes.len());
+    for node in nodes {
+        node_names.push(node.name);
+    }
+    let n = links.len();
+    let managed = links.iter().any(|l| l.aqm().is_some());
+    let (mut qtype, mut marks, mut drops_aqm) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut qd_mean, mut qd_p95, mut qd_max) = (Vec::new(), Vec::new(), Vec::new());
+    let mut ends = Vec::with_capacity(n);
+    let (mut rate, mut delay, mut loss) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+    let (mut busy, mut util) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    let mut u64s: [Vec<u64>; 7] = std::array::from_fn(|_| Vec::with_capacity(n));
+    for (i, l) in links.iter().enumerate() {
+        let (r, d) = rate_delay[l.link as usize];
+        ends.push((l.from, l.to));
+        rate.push(r);
+        delay.push(d);
+        loss.push(l.loss);
+        let counts = [
+            i as u64,
+            l.queue_limit() as u64,
+            l.arrivals,
+            l.delivered,
+            l.drops_queue,
+            l.drops_loss,
+            l.in_system,
+        ];
+        for (c, v) in u64s.iter_mut().zip(counts) {
+            c.push(v);
+        }
+        let b = to_secs(l.busy_until_end(end));
+        busy.push(b);
+        util.push((b / dur).min(1.0));
+        if managed {
+            let a = l.aqm();
+            qtype.push(a.map_or("droptail", |a| a.name).to_string());
+            marks.push(a.map_or(0, |a| a.marks));
+            drops_aqm.push(a.map_or(0, |a| a.drops_aqm));
+            qd_mean.push(a.map_or(f64::NAN, |a| a.stats.mean()));
+            qd_p95.push(a.map_or(f64::NAN, |a| a.stats.quantile(0.95)));
+            qd_max.push(a.map_or(f64::NAN, |a| a.stats.max()));
+        }
+    }
+    drop(links);
+    let name = |k: u32| node_names[k as usize].clone();
+    let src = ends.iter().map(|&(a, _)| name(a)).collect();
+    let dst = ends.iter().map(|&(_, b)| name(b)).collect();
+    drop(ends);
+    let [link, limit, arrivals, departures, drops_queue, drops_loss, in_system] = u64s;
+    let mut columns = vec![
+        ("link", Column::U64(link)),
+        ("src", Column::Str(src)),
+        ("dst", Column::Str(dst)),
+        ("rate_bps", Column::F64(rate)),
+        ("delay", Column::F64(delay)),
+        ("queue_limit", Column::U64(limit)),
+        ("loss", Column::F64(loss)),
+        ("arrivals", Column::U64(arrivals)),
+        ("departures", Column::U64(departures)),
+        ("drops_queue", Column::U64(drops_queue)),
+        ("drops_loss", Column::U64(drops_loss)),
+        ("in_system", Column::U64(in_system)),
+        ("busy_time", Column::F64(busy)),
+        ("utilisation", Column::F64(util)),
+    ];
+    if managed {
+        columns.extend([
+            ("queue_type", Column::Str(qtype)),
+            ("marks", Column::U64(marks)),
+            ("drops_aqm", Column::U64(drops_aqm)),
+            ("qdelay_mean", Column::F64(qd_mean)),
+            ("qdelay_p95", Column::F64(qd_p95)),
+            ("qdelay_max", Column::F64(qd_max)),
+        ]);
+    }
+    debug_assert!(columns.iter().map(|(n, _)| *n).eq(LINK_COLUMNS
+        .iter()
+        .chain(if managed { AQM_COLUMNS } else { &[] })
+        .map(|(n, _)| *n)));
+    Table {
+        columns: columns.into_iter().map(|(n, c)| (n.to_string(), c)).collect(),
+    }
 }
 
 /// The per-interface LAN counters.

@@ -62,8 +62,12 @@ impl TableBuilder {
         }
     }
     pub fn s(&mut self, name: &str, v: &str) {
+        self.string(name, v.to_string());
+    }
+    /// A str value given as an owned string (moved into the column, not copied).
+    pub fn string(&mut self, name: &str, v: String) {
         match self.slot(name) {
-            Column::Str(c) => c.push(v.to_string()),
+            Column::Str(c) => c.push(v),
             _ => panic!("column {name} is not str"),
         }
     }

@@ -102,7 +102,7 @@ fn access_delays(delay: &Value, n: usize) -> Result<Vec<f64>, SpecError> {
 }
 
 /// A node without an address (a default is assigned later) and without tcbi.
-fn node(name: String, kind: &str) -> NodeSpec {
+fn node(name: String, kind: &'static str) -> NodeSpec {
     NodeSpec {
         name,
         kind: kind.into(),

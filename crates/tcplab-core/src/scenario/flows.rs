@@ -9,6 +9,7 @@ use super::{SimSpec, SpecError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -43,27 +44,135 @@ pub(super) struct RawFlow {
     packet: Option<Value>,
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+/// A flow of the normalised spec. What differs between the instances of one `[[flows]]`
+/// entry (name, ends, start) is the flow's own; the rest ([`FlowCommon`], reached through
+/// `Deref`: `spec.tcp`, `spec.cc`) is shared by all of them, and by the flow records built
+/// from them (10^5 flows of one entry hold one copy of their options, not 10^5). As JSON it
+/// is one object with every field, in the order of `FlowSpecFields`.
+#[derive(Debug, Clone, PartialEq)]
 pub struct FlowSpec {
     pub name: String,
     pub src: String,
     pub dst: String,
+    pub start: f64,
+    pub common: Arc<FlowCommon>,
+}
+
+/// The options the instances of one `[[flows]]` entry share.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlowCommon {
     pub cc: String,
     pub cc_params: BTreeMap<String, f64>,
-    pub start: f64,
     pub stop: Option<f64>,
     pub size: Option<u64>,
     pub switch: Vec<SwitchSpec>,
     pub tcp: TcpSpec,
     /// "tcp" or "udp" (a non-adaptive constant-bit-rate source).
-    #[serde(default = "default_transport")]
     pub transport: String,
     /// UDP packet size on the wire (bytes), when `transport = "udp"`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub packet: Option<u32>,
     /// UDP rate steps (time relative to the flow's start, bit/s), when `transport = "udp"`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_schedule: Option<Vec<RateStep>>,
+}
+
+impl std::ops::Deref for FlowSpec {
+    type Target = FlowCommon;
+    fn deref(&self) -> &FlowCommon {
+        &self.common
+    }
+}
+
+/// Changing a shared option changes it for this flow only (the shared part is copied).
+impl std::ops::DerefMut for FlowSpec {
+    fn deref_mut(&mut self) -> &mut FlowCommon {
+        Arc::make_mut(&mut self.common)
+    }
+}
+
+/// A flow spec as JSON: every field, in this order (`FlowSpecOwned` reads it back).
+#[derive(Serialize)]
+#[serde(rename = "FlowSpec")]
+struct FlowSpecFields<'a> {
+    name: &'a str,
+    src: &'a str,
+    dst: &'a str,
+    cc: &'a str,
+    cc_params: &'a BTreeMap<String, f64>,
+    start: f64,
+    stop: Option<f64>,
+    size: Option<u64>,
+    switch: &'a [SwitchSpec],
+    tcp: &'a TcpSpec,
+    transport: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    packet: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rate_schedule: Option<&'a [RateStep]>,
+}
+
+#[derive(Deserialize)]
+struct FlowSpecOwned {
+    name: String,
+    src: String,
+    dst: String,
+    cc: String,
+    cc_params: BTreeMap<String, f64>,
+    start: f64,
+    stop: Option<f64>,
+    size: Option<u64>,
+    switch: Vec<SwitchSpec>,
+    tcp: TcpSpec,
+    #[serde(default = "default_transport")]
+    transport: String,
+    #[serde(default)]
+    packet: Option<u32>,
+    #[serde(default)]
+    rate_schedule: Option<Vec<RateStep>>,
+}
+
+impl Serialize for FlowSpec {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let c = &*self.common;
+        FlowSpecFields {
+            name: &self.name,
+            src: &self.src,
+            dst: &self.dst,
+            cc: &c.cc,
+            cc_params: &c.cc_params,
+            start: self.start,
+            stop: c.stop,
+            size: c.size,
+            switch: &c.switch,
+            tcp: &c.tcp,
+            transport: &c.transport,
+            packet: c.packet,
+            rate_schedule: c.rate_schedule.as_deref(),
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for FlowSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<FlowSpec, D::Error> {
+        let f = FlowSpecOwned::deserialize(d)?;
+        Ok(FlowSpec {
+            name: f.name,
+            src: f.src,
+            dst: f.dst,
+            start: f.start,
+            common: Arc::new(FlowCommon {
+                cc: f.cc,
+                cc_params: f.cc_params,
+                stop: f.stop,
+                size: f.size,
+                switch: f.switch,
+                tcp: f.tcp,
+                transport: f.transport,
+                packet: f.packet,
+                rate_schedule: f.rate_schedule,
+            }),
+        })
+    }
 }
 
 fn default_transport() -> String {
@@ -75,7 +184,7 @@ pub(super) fn expand_flows(
     sim: &SimSpec,
     index: &HashMap<String, usize>,
     components: &mut Components,
-) -> Result<Vec<FlowSpec>, SpecError> {
+) -> Result<Vec<Arc<FlowSpec>>, SpecError> {
     let mut flows = Vec::new();
     for (i, f) in raw.iter().enumerate() {
         expand_flow(i, f, sim, index, components, &mut flows)?;
@@ -84,7 +193,7 @@ pub(super) fn expand_flows(
 }
 
 /// Every flow name once; the names with their flow's position.
-pub(super) fn unique_flow_names(flows: &[FlowSpec]) -> Result<HashMap<&str, usize>, SpecError> {
+pub(super) fn unique_flow_names(flows: &[Arc<FlowSpec>]) -> Result<HashMap<&str, usize>, SpecError> {
     let mut seen = HashMap::with_capacity(flows.len());
     for (i, f) in flows.iter().enumerate() {
         if let Some(j) = seen.insert(f.name.as_str(), i) {
@@ -100,7 +209,7 @@ fn expand_flow(
     sim: &SimSpec,
     index: &HashMap<String, usize>,
     components: &mut Components,
-    out: &mut Vec<FlowSpec>,
+    out: &mut Vec<Arc<FlowSpec>>,
 ) -> Result<(), SpecError> {
     let p = format!("flows[{i}]");
     let count = entry_count(&p, f.count.as_ref(), MAX_FLOWS)?;
@@ -117,6 +226,17 @@ fn expand_flow(
     let switch = switch_schedule(&p, &f.switch, &cc_params)?;
     let tcp = tcp_options(&format!("{p}.tcp"), f.tcp.as_ref())?;
     let (transport, udp) = transport(&p, f)?;
+    let common = Arc::new(FlowCommon {
+        cc: cc_name,
+        cc_params,
+        stop,
+        size,
+        switch,
+        tcp,
+        transport,
+        packet: udp.as_ref().map(|u| u.packet),
+        rate_schedule: udp.map(|u| u.schedule),
+    });
     for k in 0..count {
         let src = substitute(&f.src, k);
         let dst = substitute(&f.dst, k);
@@ -138,21 +258,13 @@ fn expand_flow(
         }
         let name = instance_name(f.name.as_ref(), count, k, "flow", out.len());
         self::name(&format!("{p}.name"), &name)?;
-        out.push(FlowSpec {
+        out.push(Arc::new(FlowSpec {
             name,
             src,
             dst,
-            cc: cc_name.clone(),
-            cc_params: cc_params.clone(),
             start,
-            stop,
-            size,
-            switch: switch.clone(),
-            tcp: tcp.clone(),
-            transport: transport.clone(),
-            packet: udp.as_ref().map(|u| u.packet),
-            rate_schedule: udp.as_ref().map(|u| u.schedule.clone()),
-        });
+            common: common.clone(),
+        }));
     }
     Ok(())
 }

@@ -28,7 +28,7 @@ mod tests;
 
 pub use addresses::{format_ipv4, parse_ipv4};
 pub use capture::PcapSpec;
-pub use flows::FlowSpec;
+pub use flows::{FlowCommon, FlowSpec};
 pub use generators::GeneratorSpec;
 pub use lan::LanSpec;
 pub use queue::{CodelSpec, Discipline, FqCodelSpec, QueueSpec, RedSpec};
@@ -41,6 +41,7 @@ pub use udp::{RateStep, UdpSpec};
 use limits::{MAX_FLOWS, MAX_GENERATORS};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::sync::Arc;
 
 /// A scenario error: `path: message`.
 #[derive(Debug, Clone, PartialEq)]
@@ -71,7 +72,8 @@ pub struct Spec {
     pub sim: SimSpec,
     pub nodes: Vec<NodeSpec>,
     pub links: Vec<LinkSpec>,
-    pub flows: Vec<FlowSpec>,
+    /// Shared with the flow records built from them.
+    pub flows: Vec<Arc<FlowSpec>>,
     /// Link directions to capture into pcap files.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pcap: Vec<PcapSpec>,

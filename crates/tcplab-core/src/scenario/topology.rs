@@ -8,6 +8,7 @@ use super::sharing::{tcbi_options, TcbiSpec};
 use super::{LanSpec, Spec, SpecError, TcpSpec};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 #[derive(Deserialize)]
@@ -52,12 +53,13 @@ pub(super) struct RawLink {
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct NodeSpec {
     pub name: String,
-    pub kind: String,
+    /// "host" or "router" (not a string of its own per node).
+    pub kind: Cow<'static, str>,
     /// IPv4 address (dotted quad); a default is assigned when the spec gives none.
     #[serde(default)]
     pub address: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tcbi: Option<TcbiSpec>,
+    pub tcbi: Option<Box<TcbiSpec>>,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -83,15 +85,18 @@ pub(super) fn normalise_nodes(raw: &[RawNode]) -> Result<Vec<NodeSpec>, SpecErro
 fn normalise_node(i: usize, n: &RawNode) -> Result<NodeSpec, SpecError> {
     let p = format!("nodes[{i}]");
     name(&format!("{p}.name"), &n.name)?;
-    let kind = n.kind.clone().unwrap_or_else(|| "host".into());
-    if kind != "host" && kind != "router" {
-        return err(
-            &format!("{p}.kind"),
-            format!("{kind:?} is not allowed; allowed: host, router"),
-        );
-    }
+    let kind: Cow<'static, str> = match n.kind.as_deref() {
+        None | Some("host") => "host".into(),
+        Some("router") => "router".into(),
+        Some(kind) => {
+            return err(
+                &format!("{p}.kind"),
+                format!("{kind:?} is not allowed; allowed: host, router"),
+            )
+        }
+    };
     let tcbi = match &n.tcbi {
-        Some(v) => Some(tcbi_options(&format!("{p}.tcbi"), v)?),
+        Some(v) => Some(Box::new(tcbi_options(&format!("{p}.tcbi"), v)?)),
         None => None,
     };
     if tcbi.is_some() && kind != "host" {

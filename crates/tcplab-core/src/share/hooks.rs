@@ -40,7 +40,8 @@ pub struct Share {
     pub tcbi: Sharing,
     /// Per hop: connections started and not finished whose path crosses it (shared with
     /// the senders' fair-share estimators).
-    active_on_hop: Vec<Arc<AtomicU32>>,
+    active_on_hop: Arc<[AtomicU32]>,
+    /// Node positions by name and node addresses, for TCBI (empty when no host shares).
     node_index: HashMap<String, u32>,
     addresses: Vec<String>,
 }
@@ -51,15 +52,22 @@ fn acked_bytes(fl: &Flow) -> u64 {
 
 impl Share {
     pub fn new(nodes: &[NodeSpec], hops: usize) -> Share {
-        Share {
-            tcbi: Sharing::new(nodes),
-            active_on_hop: (0..hops).map(|_| Arc::new(AtomicU32::new(0))).collect(),
-            node_index: nodes
+        let tcbi = Sharing::new(nodes);
+        let (node_index, addresses) = if tcbi.enabled() {
+            let index = nodes
                 .iter()
                 .enumerate()
                 .map(|(i, n)| (n.name.clone(), i as u32))
-                .collect(),
-            addresses: nodes.iter().map(|n| n.address.clone()).collect(),
+                .collect();
+            (index, nodes.iter().map(|n| n.address.clone()).collect())
+        } else {
+            (HashMap::new(), Vec::new())
+        };
+        Share {
+            tcbi,
+            active_on_hop: (0..hops).map(|_| AtomicU32::new(0)).collect(),
+            node_index,
+            addresses,
         }
     }
 
@@ -77,11 +85,12 @@ impl Share {
             .iter()
             .map(|&l| cc::fair_share::LinkShare {
                 rate_bps: net.hop_rate(l),
-                active: self.active_on_hop[l as usize].clone(),
+                hop: l,
             })
             .collect();
         fl.sender.st.path = cc::PathShare {
             links,
+            active: self.active_on_hop.clone(),
             wire_bytes: fl.data_bytes as f64,
         };
         if !self.tcbi.enabled() || fl.udp {

@@ -122,9 +122,11 @@ impl Sharing {
                 })
             })
             .collect();
+        let enabled = hosts.iter().any(Option::is_some);
         Sharing {
-            enabled: hosts.iter().any(Option::is_some),
-            hosts,
+            enabled,
+            // Without a sharing host, no per-node entries (`set_for` finds none).
+            hosts: if enabled { hosts } else { Vec::new() },
             ..Default::default()
         }
     }

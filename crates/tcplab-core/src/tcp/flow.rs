@@ -8,9 +8,11 @@ use crate::scenario::FlowSpec;
 use crate::share::ConnShare;
 use crate::sim::{secs, Rng, Time};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 pub struct Flow {
-    pub spec: FlowSpec,
+    /// Shared with the spec (and its options with the other flows of its entry).
+    pub spec: Arc<FlowSpec>,
     pub data_bytes: u32,
     pub ctrl_bytes: u32,
     pub ack_bytes: u32,
@@ -27,8 +29,8 @@ pub struct Flow {
     pub(super) cc_timer_gen: u32,
     pub(super) completion_seen: bool,
     /// Random per-packet processing time at the sender: (maximum, stream, time the last
-    /// data packet left). Packets keep their order.
-    pub(super) processing: Option<(Time, Rng, Time)>,
+    /// data packet left). Packets keep their order. Boxed: most flows have none.
+    pub(super) processing: Option<Box<(Time, Rng, Time)>>,
     /// Sharing (`share/`).
     pub share: ConnShare,
     /// Statistics (`observe/`).
@@ -36,7 +38,7 @@ pub struct Flow {
 }
 
 impl Flow {
-    pub fn new(spec: FlowSpec, generator: Option<u32>, seed: u64) -> Result<Flow, String> {
+    pub fn new(spec: Arc<FlowSpec>, generator: Option<u32>, seed: u64) -> Result<Flow, String> {
         let algo = cc::create(&spec.cc, &spec.cc_params).map_err(|e| format!("flow {}: {e}", spec.name))?;
         let mut sender = Sender::new(SenderConfig::from_spec(&spec.tcp, spec.size), &spec.tcp, algo);
         sender.st.rng = Rng::stream(seed, &format!("flow:{}:cc", spec.name));
@@ -48,11 +50,11 @@ impl Flow {
         .with_sack(spec.tcp.sack);
         let udp = spec.rate_schedule.is_some() && spec.transport == "udp";
         let processing = (spec.tcp.send_jitter > 0.0).then(|| {
-            (
+            Box::new((
                 secs(spec.tcp.send_jitter),
                 Rng::stream(seed, &format!("flow:{}:processing", spec.name)),
                 0,
-            )
+            ))
         });
         Ok(Flow {
             processing,
@@ -107,7 +109,7 @@ impl FlowTable {
     pub fn retire(&mut self, f: u32) {
         if let Some(fl) = self.slots[f as usize].take() {
             if fl.share.set.is_some() {
-                self.retired_names.insert(f, fl.spec.name);
+                self.retired_names.insert(f, fl.spec.name.clone());
             }
         }
     }
@@ -117,6 +119,13 @@ impl FlowTable {
             Some(fl) => &fl.spec.name,
             None => &self.retired_names[&f],
         }
+    }
+    /// The live flows with their ids, taken out of the table.
+    pub fn into_flows(self) -> impl Iterator<Item = (usize, Box<Flow>)> {
+        self.slots
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, f)| f.map(|f| (i, f)))
     }
     /// The live flows with their ids.
     pub fn iter(&self) -> impl Iterator<Item = (usize, &Flow)> {
@@ -137,5 +146,24 @@ impl std::ops::Index<usize> for FlowTable {
 impl std::ops::IndexMut<usize> for FlowTable {
     fn index_mut(&mut self, i: usize) -> &mut Flow {
         self.slots[i].as_deref_mut().expect("flow retired")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Per-flow memory (the whole is measured in `tests/memory.rs`): what the flow record
+    /// adds around its TCP machines (the spec is shared, not copied; the processing time is
+    /// boxed), and the part of a spec each flow and node has of its own.
+    #[test]
+    fn a_flow_record_and_its_own_spec_stay_small() {
+        use std::mem::size_of;
+        let around = size_of::<Flow>() - size_of::<Sender>() - size_of::<Receiver>();
+        assert!(around <= 160, "{around}");
+        assert!(size_of::<Flow>() <= 1280, "{}", size_of::<Flow>());
+        assert!(size_of::<FlowSpec>() <= 96, "{}", size_of::<FlowSpec>());
+        let node = size_of::<crate::scenario::NodeSpec>();
+        assert!(node <= 80, "{node}");
     }
 }

@@ -60,7 +60,7 @@ impl Transport {
     /// Open a flow on `route` (not started yet): it gets the next flow id.
     pub fn open(
         &mut self,
-        spec: crate::scenario::FlowSpec,
+        spec: std::sync::Arc<crate::scenario::FlowSpec>,
         route: u32,
         generator: Option<u32>,
         net: &mut Network,
@@ -332,7 +332,7 @@ impl Transport {
     #[cold]
     #[inline(never)]
     fn delay_injection(&mut self, now: Time, f: u32, p: u32, q: &mut Queue) {
-        let Some((max, rng, last)) = self.flows[f as usize].processing.as_mut() else {
+        let Some((max, rng, last)) = self.flows[f as usize].processing.as_deref_mut() else {
             return;
         };
         let leave = now.saturating_add((rng.uniform() * *max as f64) as Time).max(*last);

@@ -39,21 +39,21 @@ impl CbrSource {
     }
 }
 
-/// The UDP sources, by flow id (the spec's flows come first, so a vector of them suffices).
+/// The UDP sources, by flow id (the spec's flows come first, so a vector of them suffices;
+/// it ends at the last UDP flow).
 pub struct Cbr {
     sources: Vec<Option<CbrSource>>,
 }
 
 impl Cbr {
     /// A source for every UDP flow of the spec.
-    pub fn new(flows: &[FlowSpec]) -> Cbr {
-        let sources = flows
-            .iter()
-            .map(|f| match (&f.rate_schedule, f.transport.as_str()) {
-                (Some(steps), "udp") => Some(CbrSource::new(f.packet.unwrap_or(1000), steps, f.start)),
-                _ => None,
-            })
-            .collect();
+    pub fn new(flows: &[std::sync::Arc<FlowSpec>]) -> Cbr {
+        let source = |f: &FlowSpec| match (&f.rate_schedule, f.transport.as_str()) {
+            (Some(steps), "udp") => Some(CbrSource::new(f.packet.unwrap_or(1000), steps, f.start)),
+            _ => None,
+        };
+        let n = flows.iter().rposition(|f| source(f).is_some()).map_or(0, |i| i + 1);
+        let sources = flows[..n].iter().map(|f| source(f)).collect();
         Cbr { sources }
     }
 
@@ -83,7 +83,7 @@ impl Cbr {
     pub fn handle(&mut self, now: Time, ev: TrafficEv, net: &mut Network, q: &mut Queue) {
         match ev {
             TrafficEv::CbrRate(f, k) => {
-                let Some(c) = self.sources[f as usize].as_mut() else {
+                let Some(c) = self.sources.get_mut(f as usize).and_then(Option::as_mut) else {
                     return;
                 };
                 let Some(&(_, rate)) = c.schedule.get(k as usize) else {
@@ -97,7 +97,7 @@ impl Cbr {
                 }
             }
             TrafficEv::CbrSend(f, gen) => {
-                let Some(c) = self.sources[f as usize].as_mut() else {
+                let Some(c) = self.sources.get_mut(f as usize).and_then(Option::as_mut) else {
                     return;
                 };
                 if c.gen != gen {
@@ -121,7 +121,7 @@ impl Cbr {
                 q.at(now.saturating_add(gap), TrafficEv::CbrSend(f, gen));
             }
             TrafficEv::CbrStop(f) => {
-                if let Some(c) = self.sources[f as usize].as_mut() {
+                if let Some(c) = self.sources.get_mut(f as usize).and_then(Option::as_mut) {
                     c.rate = 0.0;
                     c.schedule.clear();
                     c.gen += 1;

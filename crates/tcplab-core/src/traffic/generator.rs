@@ -3,8 +3,9 @@
 //! names them, checks `stop` and `max_flows`, and adds up what its completed flows did
 //! (the generators table).
 use super::{Model, Plan, TrafficEv};
-use crate::scenario::{FlowSpec, GeneratorSpec};
+use crate::scenario::{FlowCommon, FlowSpec, GeneratorSpec};
 use crate::sim::{secs, to_secs, Queue, Rng, Time};
+use std::sync::Arc;
 
 /// What a completed flow tells its generator.
 #[derive(Debug, Clone, Copy)]
@@ -98,25 +99,27 @@ impl Generators {
 
     /// The spec of generator `g`'s next flow, of `size` segments, opened at `now`, and the
     /// route it takes.
-    pub fn next_flow(&mut self, now: Time, g: u32, size: u64) -> (FlowSpec, u32) {
+    pub fn next_flow(&mut self, now: Time, g: u32, size: u64) -> (Arc<FlowSpec>, u32) {
         let gen = &mut self.list[g as usize];
         let spec = FlowSpec {
             name: format!("{}:{}", gen.spec.name, gen.created),
             src: gen.spec.src.clone(),
             dst: gen.spec.dst.clone(),
-            cc: gen.spec.cc.clone(),
-            cc_params: gen.spec.cc_params.clone(),
             start: to_secs(now),
-            stop: None,
-            size: Some(size),
-            switch: Vec::new(),
-            tcp: gen.spec.tcp.clone(),
-            transport: "tcp".into(),
-            packet: None,
-            rate_schedule: None,
+            common: Arc::new(FlowCommon {
+                cc: gen.spec.cc.clone(),
+                cc_params: gen.spec.cc_params.clone(),
+                stop: None,
+                size: Some(size),
+                switch: Vec::new(),
+                tcp: gen.spec.tcp.clone(),
+                transport: "tcp".into(),
+                packet: None,
+                rate_schedule: None,
+            }),
         };
         gen.created += 1;
-        (spec, gen.route)
+        (Arc::new(spec), gen.route)
     }
 
     /// A flow of generator `g` completed at `now`: add it to the totals and let the model
