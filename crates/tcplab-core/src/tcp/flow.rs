@@ -162,6 +162,8 @@ mod tests {
         let around = size_of::<Flow>() - size_of::<Sender>() - size_of::<Receiver>();
         assert!(around <= 160, "{around}");
         assert!(size_of::<Flow>() <= 1280, "{}", size_of::<Flow>());
+        // The SACK scoreboard and the pacer are boxed, only for connections that use them.
+        assert!(size_of::<Sender>() <= 656, "{}", size_of::<Sender>());
         assert!(size_of::<FlowSpec>() <= 96, "{}", size_of::<FlowSpec>());
         let node = size_of::<crate::scenario::NodeSpec>();
         assert!(node <= 80, "{node}");

@@ -268,7 +268,7 @@ impl Transport {
                 env.q.at(d, TcpEv::DelAck(f));
             }
         }
-        if fl.sender.pacer.deadline.is_some() {
+        if fl.sender.pacer_waiting() {
             if let Some(d) = fl.sender.pace_event_due() {
                 env.q.at(d, TcpEv::Pace(f));
             }

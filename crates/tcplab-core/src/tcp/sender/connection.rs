@@ -180,9 +180,11 @@ impl Sender {
             _ => return,
         }
         if self.cfg.sack {
-            self.scoreboard.advance(ack.max(self.snd_una), self.cfg.dupthresh);
+            let (una, snd_max, dt) = (ack.max(self.snd_una), self.snd_max, self.cfg.dupthresh);
+            let sb = self.sb();
+            sb.advance(una, dt);
             if let Some(b) = sack {
-                self.scoreboard.mark(b, self.snd_max, self.cfg.dupthresh);
+                sb.mark(b, snd_max, dt);
             }
         }
         if ack > self.snd_una {

@@ -14,6 +14,7 @@ use crate::cc::{CcState, CongestionControl, Pacing, Phase, Signal};
 use crate::scenario::TcpSpec;
 use crate::sim::Time;
 use pacing::Pacer;
+use sack::Scoreboard;
 use std::collections::VecDeque;
 
 /// Sender options (from the scenario's `tcp` table).
@@ -133,9 +134,11 @@ pub struct Sender {
     /// `try_send` stopped at [`MAX_BURST`] with more of the window to send: the caller
     /// drains the output and calls `try_send` again at the same instant.
     pub burst_pending: bool,
-    pub pacer: Pacer,
-    /// What the receiver SACKed and what was retransmitted (SACK recovery).
-    pub scoreboard: sack::Scoreboard,
+    /// The pacer, once the connection paces (boxed: most connections never do, and the
+    /// flow records of a large run stay small).
+    pub pacer: Option<Box<Pacer>>,
+    /// What the receiver SACKed and what was retransmitted (with SACK only).
+    pub scoreboard: Option<Box<sack::Scoreboard>>,
 }
 
 /// Segments `try_send` emits per call. A window may be far larger (a share estimate drawn
@@ -176,7 +179,7 @@ impl Sender {
             pacing: cfg.pacing,
         };
         let rto = cfg.initial_rto;
-        let pacer = Pacer::new(cfg.pacing_tick);
+        let scoreboard = cfg.sack.then(Box::default);
         Sender {
             app_limit: cfg.size,
             cfg,
@@ -203,8 +206,8 @@ impl Sender {
             events: Vec::new(),
             preset: None,
             burst_pending: false,
-            pacer,
-            scoreboard: Default::default(),
+            pacer: None,
+            scoreboard,
         }
     }
 
@@ -259,5 +262,10 @@ impl Sender {
         } else {
             Phase::CongestionAvoidance
         };
+    }
+
+    /// The scoreboard of a SACK connection.
+    fn sb(&mut self) -> &mut Scoreboard {
+        self.scoreboard.get_or_insert_with(Box::default)
     }
 }

@@ -76,47 +76,64 @@ impl Sender {
 
     #[cfg(test)]
     pub(super) fn pacer_tokens(&self) -> f64 {
-        self.pacer.tokens
+        self.pacer.as_ref().map_or(0.0, |p| p.tokens)
+    }
+
+    /// The sender waits for its pacer.
+    #[inline]
+    pub fn pacer_waiting(&self) -> bool {
+        self.pacer.as_ref().is_some_and(|p| p.deadline.is_some())
+    }
+
+    fn pacer(&mut self) -> &mut Pacer {
+        let tick = self.cfg.pacing_tick;
+        self.pacer.get_or_insert_with(|| Box::new(Pacer::new(tick)))
     }
 
     /// Before a window's worth of sending: fill the bucket (when pacing).
     #[inline]
     pub(super) fn pace_start(&mut self, now: Time) -> Option<f64> {
         let rate = self.pacing_rate()?;
-        self.pacer.fill(now, rate);
-        self.pacer.deadline = None;
+        let p = self.pacer();
+        p.fill(now, rate);
+        p.deadline = None;
         Some(rate)
     }
 
     /// May the next new segment leave now? If not, the sender waits for the pacer.
     #[inline]
     pub(super) fn pace_take(&mut self, now: Time, rate: f64) -> bool {
-        if self.pacer.take() {
+        let p = self.pacer();
+        if p.take() {
             return true;
         }
-        self.pacer.wait(now, rate);
+        p.wait(now, rate);
         false
     }
 
     /// The pacing event the transport should schedule now, if any: the sender waits for
     /// the pacer and no event at or before that time is pending.
     pub fn pace_event_due(&mut self) -> Option<Time> {
-        let d = self.pacer.deadline?;
-        if self.pacer.scheduled.is_some_and(|s| s <= d) {
+        let p = self.pacer.as_mut()?;
+        let d = p.deadline?;
+        if p.scheduled.is_some_and(|s| s <= d) {
             return None;
         }
-        self.pacer.scheduled = Some(d);
+        p.scheduled = Some(d);
         Some(d)
     }
 
     /// The pacing event scheduled for `now` fires: send what the bucket allows. False if
     /// the event is stale (a later one superseded it, or the sender no longer waits).
     pub fn on_pace_event(&mut self, now: Time, out: &mut Vec<crate::tcp::Tx>) -> bool {
-        if self.pacer.scheduled != Some(now) {
+        let Some(p) = self.pacer.as_mut() else {
+            return false;
+        };
+        if p.scheduled != Some(now) {
             return false;
         }
-        self.pacer.scheduled = None;
-        if self.pacer.deadline.is_none_or(|d| d > now) {
+        p.scheduled = None;
+        if p.deadline.is_none_or(|d| d > now) {
             return false;
         }
         self.sync(now);

@@ -129,7 +129,8 @@ impl Sender {
             self.st.recovery_base = self.st.cwnd;
             self.st.phase = Phase::FastRecovery;
             self.partial_ack_seen = false;
-            self.scoreboard.retransmitting(self.snd_una, self.snd_max);
+            let (una, snd_max) = (self.snd_una, self.snd_max);
+            self.sb().retransmitting(una, snd_max);
             self.emit_data(self.snd_una, now, out);
             self.arm(now);
             self.sack_send(now, out);

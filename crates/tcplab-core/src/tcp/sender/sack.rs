@@ -188,13 +188,16 @@ impl Sender {
     pub(super) fn sack_send(&mut self, now: Time, out: &mut Vec<Tx>) {
         let dt = self.cfg.dupthresh;
         let cwnd = crate::sim::floor(self.st.cwnd) as u64;
-        let mut pipe = self.scoreboard.pipe(self.snd_max, dt);
+        let snd_max = self.snd_max;
+        let mut pipe = self.sb().pipe(snd_max, dt);
         let rwnd_end = self.snd_una.saturating_add(crate::sim::floor(self.st.rwnd) as u64);
         while cwnd >= pipe + 1 {
-            let hole = self.scoreboard.first_hole();
+            let sb = self.sb();
+            let hole = sb.first_hole();
+            let lost = hole.is_some_and(|s| sb.is_lost(s));
             let seq = match hole {
                 // Rule 1: a lost segment not yet retransmitted.
-                Some(s) if self.scoreboard.is_lost(s) => s,
+                Some(s) if lost => s,
                 // Rule 2: new data.
                 _ if self.snd_max < self.limit() && self.snd_max < rwnd_end => self.snd_max,
                 // Rule 3: an unSACKed segment below the highest SACKed one.
@@ -202,7 +205,8 @@ impl Sender {
                 None => break,
             };
             if seq < self.snd_max {
-                self.scoreboard.retransmitting(seq, self.snd_max);
+                let snd_max = self.snd_max;
+                self.sb().retransmitting(seq, snd_max);
                 self.emit_data(seq, now, out);
             } else {
                 self.emit_data(seq, now, out);

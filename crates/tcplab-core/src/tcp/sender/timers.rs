@@ -57,8 +57,8 @@ impl Sender {
             return;
         }
         self.stats.timeouts += 1;
-        if self.cfg.sack {
-            self.scoreboard.clear();
+        if let Some(sb) = self.scoreboard.as_mut() {
+            sb.clear();
         }
         if self.st.phase == Phase::FastRecovery {
             // Remove the fast-recovery inflation first: the window the timeout halves is
