@@ -7,6 +7,8 @@
 tcplab's losses; seeds 1-20);
 --sack: the SACK flows of test_sack_flows_agree_with_ns2_sack1_on_the_same_losses (ns-2's
 Sack1 replaying tcplab's losses; seeds 1-10);
+--linux: the TCP-Linux algorithms on the clean and shared paths of
+test_linux_algorithms_agree_with_ns2_tcp_linux and on a lossy path (seeds 1-2, means);
 --own: each lone lossy flow on each simulator's own losses (300 s runs, --own-seeds seeds,
 default 60, as test_lone_lossy_flow_agrees_with_ns2_on_its_own_losses).
 Without options, all three. Uses the scenarios and seeds the tests use.
@@ -21,10 +23,13 @@ from test_ns2_parity import (  # noqa: E402
     LONE_LOSSY,
     OWN_LOSS_SEEDS,
     SAME_LOSS_SEEDS,
+    LINUX_ALGORITHMS,
+    LINUX_SCENARIOS,
     SACK_SAME_LOSSES,
     SAME_LOSSES,
     SCENARIOS,
     measure,
+    linux_dumbbell,
     per_seed,
     t_interval,
 )
@@ -57,9 +62,10 @@ def main():
     ap.add_argument("--same", action="store_true")
     ap.add_argument("--own", action="store_true")
     ap.add_argument("--sack", action="store_true")
+    ap.add_argument("--linux", action="store_true")
     ap.add_argument("--own-seeds", type=int, default=len(OWN_LOSS_SEEDS))
     a = ap.parse_args()
-    everything = not (a.aggregate or a.same or a.own or a.sack)
+    everything = not (a.aggregate or a.same or a.own or a.sack or a.linux)
     if a.aggregate or everything:
         print("| scenario | goodput tcplab (Mb/s) | goodput ns-2 (Mb/s) | diff | retransmits tcplab / ns-2 | "
               "timeouts tcplab / ns-2 |\n|---|---|---|---|---|---|")
@@ -78,6 +84,17 @@ def main():
         print(HEAD)
         for name, spec in SACK_SAME_LOSSES.items():
             print(interval_row(name, spec, range(1, 11), "tcplab"), flush=True)
+        print()
+    if a.linux or everything:
+        print("| algorithm | path | goodput tcplab (Mb/s) | goodput ns-2 TCP-Linux (Mb/s) | diff | "
+              "retransmits tcplab / ns-2 |\n|---|---|---|---|---|---|")
+        paths = {**LINUX_SCENARIOS, "1 flow, 1% loss (not tested)": (1, 1000, 0.01)}
+        for cc in LINUX_ALGORITHMS:
+            for name, args in paths.items():
+                ours, theirs = per_seed(linux_dumbbell(cc, *args), (1, 2))
+                g, gn = ours["goodput_bps"].mean(), theirs["goodput_bps"].mean()
+                print(f"| {cc} | {name} | {g / 1e6:.3f} | {gn / 1e6:.3f} | {g / gn - 1:+.1%} | "
+                      f"{ours['retransmits'].mean():.0f} / {theirs['retransmits'].mean():.0f} |", flush=True)
         print()
     if a.own or everything:
         print(HEAD)
