@@ -136,6 +136,9 @@ impl Sender {
         if p.deadline.is_none_or(|d| d > now) {
             return false;
         }
+        // Only a new wait for the pacer sets it again: a sender that cannot send now
+        // (handshake, closing) must not be woken at this instant over and over.
+        p.deadline = None;
         self.sync(now);
         self.try_send(now, out);
         true

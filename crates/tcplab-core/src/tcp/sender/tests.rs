@@ -641,3 +641,19 @@ fn sack_recovery_needs_a_timeout_when_a_retransmission_is_lost_and_forgets_the_b
         "SACK information is dropped after a timeout"
     );
 }
+
+#[test]
+fn a_pacing_event_for_a_sender_that_cannot_send_is_not_repeated() {
+    // Found by the property tests: a flow completed (or not yet established) while its
+    // pacer waited; the event found nothing to send and asked for itself again at the
+    // same instant, forever.
+    let mut s = paced(Pacing::Rate(200.0), 0.005, 10.0);
+    let mut out = vec![];
+    s.start(0, &mut out);
+    assert!(s.pacer_waiting());
+    s.state = ConnState::Closed;
+    let d = s.pace_event_due().unwrap();
+    assert!(s.on_pace_event(d, &mut out));
+    assert!(!s.pacer_waiting());
+    assert_eq!(s.pace_event_due(), None);
+}
