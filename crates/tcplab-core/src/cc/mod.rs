@@ -17,6 +17,7 @@ mod htcp;
 mod hybla;
 mod illinois;
 pub mod linux;
+mod lp;
 mod newreno;
 mod reno;
 mod rfs;
@@ -27,6 +28,7 @@ mod veno;
 mod westwood;
 mod westwood_plus;
 mod wpp;
+mod yeah;
 
 pub use fair_share::PathShare;
 
@@ -161,6 +163,11 @@ pub trait CongestionControl: Send {
     /// Every ACK arrival, new or duplicate, before the backplane acts on it (estimators).
     fn on_ack_arrival(&mut self, _st: &CcState, _ack: &AckSample) {}
 
+    /// The timestamp option of an arriving ACK when the flow uses timestamps, before
+    /// `on_ack_arrival`: the receiver's clock when it sent the ACK (TSval) and the sender's
+    /// time it echoes (TSecr), as simulation times. Needed for one-way delay (TCP-LP).
+    fn on_ack_timestamps(&mut self, _ts_val: Time, _ts_echo: Time) {}
+
     /// element_cr: set ssthresh and cwnd after a congestion signal.
     fn on_congestion(&mut self, st: &mut CcState, signal: Signal) {
         halve(st, signal);
@@ -276,6 +283,8 @@ pub const REGISTRY: &[(&str, Constructor)] = &[
     ("illinois", illinois::Illinois::create),
     ("veno", veno::Veno::create),
     ("westwood_plus", westwood_plus::WestwoodPlus::create),
+    ("yeah", yeah::Yeah::create),
+    ("lp", lp::Lp::create),
 ];
 
 /// Parameters whose values are names; the scenario turns a name into its index here.
