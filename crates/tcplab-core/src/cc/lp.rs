@@ -30,6 +30,9 @@
 //! Parameters (`cc_params`): `threshold` = 15 (percent of the OWD range), `inference` = 3
 //! (the inference time in multiples of the RTT); the OWD resolution (1000) is the module's.
 //!
+//! In SACK recovery the window follows Linux's rate halving toward the module's `min_cwnd`
+//! = ssthresh/2 (`tcp_reno_min_cwnd`; see `linux::RateHalving`).
+//!
 //! Departures: the kernel runs the detection also on ACKs during fast recovery; here a cut
 //! decided then is not applied (its bookkeeping is: min/max restart, the cut's time), since
 //! TCP-Linux's recovery exit sets cwnd back to ssthresh anyway when it is lower;
@@ -68,6 +71,7 @@ pub struct Lp {
     /// A cut decided on this ACK, applied by `on_ack`: true = to 1, false = halve.
     pending_cut: Option<bool>,
     cwnd_cnt: u64,
+    rh: linux::RateHalving,
     cuts: u64,
 }
 
@@ -220,9 +224,19 @@ impl CongestionControl for Lp {
 
     fn on_congestion(&mut self, st: &mut CcState, signal: Signal) {
         let ssthresh = linux::recomputes_ssthresh(st, signal).then(|| (snd_cwnd(st) >> 1).max(2));
+        self.rh.on_congestion(st, signal);
         linux::apply_loss(st, signal, ssthresh);
         self.cwnd_cnt = 0;
         self.pending_cut = None;
+    }
+
+    fn on_recovery_ack(&mut self, st: &mut CcState, _ack: &AckSample) {
+        self.rh.on_ack(st);
+    }
+
+    fn on_recovery_exit(&mut self, st: &mut CcState) {
+        st.cwnd = st.recovery_base;
+        self.rh.stop();
     }
 
     fn samples(&self, out: &mut Vec<(&'static str, f64)>) {

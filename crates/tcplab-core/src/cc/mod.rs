@@ -173,6 +173,10 @@ pub trait CongestionControl: Send {
         halve(st, signal);
     }
 
+    /// An ACK (duplicate or partial) during SACK-based fast recovery, after `on_ack_arrival`
+    /// and before the sender picks what to send (Linux's rate halving lowers cwnd here).
+    fn on_recovery_ack(&mut self, _st: &mut CcState, _ack: &AckSample) {}
+
     /// The window when fast recovery ends with a full ACK (Reno: with the first new ACK).
     fn on_recovery_exit(&mut self, st: &mut CcState) {
         st.cwnd = st.recovery_base;

@@ -33,6 +33,9 @@
 //! timeout's loss state (`tcp_vegas_state`). The Scalable counter adds the segments an ACK
 //! acknowledged in the open state, 1 otherwise (`pkts_acked`).
 //!
+//! In SACK recovery the window follows Linux's rate halving toward the module's `min_cwnd`
+//! = ssthresh/2 (`tcp_reno_min_cwnd`; see `linux::RateHalving`).
+//!
 //! Departures: `tcp_is_cwnd_limited` is not checked (as the other ports); RTT samples come
 //! from the timestamp echo (the kernel's from the send time of the newest acknowledged
 //! segment: the same without delayed ACKs); a loss never sets ssthresh below 2 (the kernel
@@ -63,6 +66,7 @@ pub struct Yeah {
     fast_count: u64,
     pkts_acked: u64,
     cwnd_cnt: u64,
+    rh: linux::RateHalving,
     loss: linux::LossState,
 }
 
@@ -102,6 +106,7 @@ impl Yeah {
             fast_count: 0,
             pkts_acked: 1,
             cwnd_cnt: 0,
+            rh: linux::RateHalving::default(),
             loss: linux::LossState::default(),
         }
     }
@@ -224,6 +229,7 @@ impl CongestionControl for Yeah {
 
     fn on_congestion(&mut self, st: &mut CcState, signal: Signal) {
         let ssthresh = linux::recomputes_ssthresh(st, signal).then(|| self.ssthresh(st));
+        self.rh.on_congestion(st, signal);
         linux::apply_loss(st, signal, ssthresh);
         self.cwnd_cnt = 0;
         if signal == Signal::Timeout {
@@ -233,8 +239,13 @@ impl CongestionControl for Yeah {
         }
     }
 
+    fn on_recovery_ack(&mut self, st: &mut CcState, _ack: &AckSample) {
+        self.rh.on_ack(st);
+    }
+
     fn on_recovery_exit(&mut self, st: &mut CcState) {
         st.cwnd = st.recovery_base;
+        self.rh.stop();
         self.vegas_enable(st);
     }
 
