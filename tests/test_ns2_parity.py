@@ -182,6 +182,8 @@ def test_sack_flows_agree_with_ns2_sack1_on_the_same_losses(name):
 # but not on the shared one (+42 %, docs/ns2-parity.md). Lossy paths differ far more for some (docs/ns2-parity.md, TCP-Linux).
 LINUX_ALGORITHMS = ["cubic_linux", "highspeed", "scalable", "htcp", "bic", "hybla", "illinois", "veno",
                     "westwood_plus", "yeah"]
+# In the report (tests/ns2_parity_report.py --linux) but not tested: see the comment above.
+LINUX_UNTESTED = ["lp"]
 LINUX_SCENARIOS = {"1 flow, buffer = BDP": (1, 50), "4 flows, 30-packet buffer": (4, 30)}
 LINUX_TOLERANCE = 0.03
 

@@ -89,20 +89,29 @@ impl RateHalving {
         self.odd = false;
     }
 
-    /// An ACK in recovery: every second one lowers the window by one down to ssthresh/2;
-    /// cwnd (and the window recovery returns to) is min(ssthresh, that window).
+    /// An ACK in recovery with `tcp_reno_min_cwnd`: every second one lowers the window by
+    /// one down to ssthresh/2; cwnd (and the window recovery returns to) is min(ssthresh,
+    /// that window).
     pub fn on_ack(&mut self, st: &mut CcState) {
+        let ssthresh = st.ssthresh;
+        self.on_ack_to(st, crate::sim::floor(ssthresh / 2.0) as u64, ssthresh);
+    }
+
+    /// An ACK in recovery with the module's `min_cwnd`: cwnd = min(`cap`, the window), the
+    /// window losing one every second ACK while above `min_cwnd`. The cap stands for our
+    /// backplane's start of recovery at cwnd = ssthresh (Linux starts from the old window
+    /// and sends one segment per two ACKs from the first).
+    pub fn on_ack_to(&mut self, st: &mut CcState, min_cwnd: u64, cap: f64) {
         if self.window == 0 {
             return;
         }
-        let min_cwnd = (st.ssthresh as u64) / 2;
         if self.odd && self.window > min_cwnd {
             self.window -= 1;
         }
         self.odd = !self.odd;
-        let w = (self.window as f64).min(st.ssthresh).max(1.0);
-        st.cwnd = st.cwnd.min(w);
-        st.recovery_base = st.recovery_base.min(w);
+        let w = (self.window as f64).min(cap).max(1.0);
+        st.cwnd = w;
+        st.recovery_base = w;
     }
 
     /// The module's loss reaction: called before [`apply_loss`]; duplicate ACKs start it.
