@@ -178,12 +178,9 @@ def test_sack_flows_agree_with_ns2_sack1_on_the_same_losses(name):
 # bytes on the wire), so tcplab's flows do too. Its recovery, appropriate byte counting and
 # burst limits are its own, and it retransmits segments that were never lost after a large
 # cut (REFERENCE-NOTES B.5), so only goodput is compared; on clean and shared paths all eleven
-# agree within 2.1 % (yeah +1.0/+1.2 %). lp is not listed: it agrees on the clean path (-0.4 %)
-# but not on the shared one (+42 %, docs/ns2-parity.md). Lossy paths differ far more for some (docs/ns2-parity.md, TCP-Linux).
+# agree within 2.1 % (yeah +1.0/+1.2 %, lp -0.4/-1.9 %). Lossy paths differ far more for some (docs/ns2-parity.md, TCP-Linux).
 LINUX_ALGORITHMS = ["cubic_linux", "highspeed", "scalable", "htcp", "bic", "hybla", "illinois", "veno",
-                    "westwood_plus", "yeah"]
-# In the report (tests/ns2_parity_report.py --linux) but not tested: see the comment above.
-LINUX_UNTESTED = ["lp"]
+                    "westwood_plus", "yeah", "lp"]
 LINUX_SCENARIOS = {"1 flow, buffer = BDP": (1, 50), "4 flows, 30-packet buffer": (4, 30)}
 LINUX_TOLERANCE = 0.03
 

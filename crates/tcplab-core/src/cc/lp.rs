@@ -11,8 +11,11 @@
 //!   1000 Hz clock; TSval and TSecr rounded to ms, the local clock truncated): the module
 //!   estimates the receiver's clock rate (remote HZ: 1000·ΔTSval/ΔTSecr between successive
 //!   ACKs, integer, filtered with gain 1/64) and takes OWD = TSval·⌊1000/remoteHZ⌋ − TSecr,
-//!   in the kernel's unsigned 32-bit arithmetic (a remote HZ estimate above 1000 makes
-//!   ⌊1000/remoteHZ⌋ = 0 and the "OWD" −TSecr mod 2³²: reproduced, not repaired);
+//!   in the module's unsigned arithmetic (a remote HZ estimate above 1000 makes
+//!   ⌊1000/remoteHZ⌋ = 0 and the "OWD" 0 − TSecr: reproduced, not repaired). The module's
+//!   `u32` is 32 bits in the kernel (the OWD is then 2³² − TSecr) but `unsigned long` in
+//!   ns-2.35's TCP-Linux, 64 bits on its hosts (the s64 OWD is −TSecr, made positive:
+//!   TSecr); `word_bits` chooses, 64 by default for parity with ns-2;
 //! - it keeps the minimum and the maximum OWD (the maximum one sample behind the largest)
 //!   and a smoothed OWD (gain 1/8);
 //! - the inference time is 3 × (now − TSecr), three RTTs;
@@ -28,7 +31,8 @@
 //! no OWD, never an early congestion indication, and TCP-LP is Reno (so it is here).
 //!
 //! Parameters (`cc_params`): `threshold` = 15 (percent of the OWD range), `inference` = 3
-//! (the inference time in multiples of the RTT); the OWD resolution (1000) is the module's.
+//! (the inference time in multiples of the RTT), `word_bits` = 64 (or 32); the OWD
+//! resolution (1000) is the module's.
 //!
 //! In SACK recovery the window follows Linux's rate halving toward the module's `min_cwnd`
 //! = ssthresh/2 (`tcp_reno_min_cwnd`; see `linux::RateHalving`).
@@ -41,33 +45,36 @@ use super::linux::{self, param_int, snd_cwnd};
 use super::{check_params, AckSample, CcState, CongestionControl, Params, Phase, Recovery, Signal};
 use crate::sim::Time;
 
-const PARAMS: &[&str] = &["threshold", "inference"];
+const PARAMS: &[&str] = &["threshold", "inference", "word_bits"];
 /// The module's OWD resolution (units per second) and the local clock rate (HZ).
-const LP_RESOL: u32 = 1000;
-const HZ: u32 = 1000;
+const LP_RESOL: u64 = 1000;
+const HZ: u64 = 1000;
 const NS_PER_MS: u64 = 1_000_000;
 
 #[derive(Debug, Clone, Default)]
 pub struct Lp {
-    threshold: u32,
-    inference_mult: u32,
+    threshold: u64,
+    inference_mult: u64,
+    /// The module's `u32` arithmetic: 2^32 − 1 (the kernel) or 2^64 − 1 (ns-2's TCP-Linux,
+    /// whose `u32` is `unsigned long`).
+    mask: u64,
     /// The last ACK's TSval and TSecr in ms (the kernel's `rx_opt`; 0 before any).
-    tsval: u32,
-    tsecr: u32,
+    tsval: u64,
+    tsecr: u64,
     valid_rhz: bool,
     valid_owd: bool,
     within_thr: bool,
     within_inf: bool,
     /// Smoothed OWD × 8.
-    sowd: u32,
-    owd_min: u32,
-    owd_max: u32,
-    owd_max_rsv: u32,
-    remote_hz: u32,
-    remote_ref_time: u32,
-    local_ref_time: u32,
-    last_drop: u32,
-    inference: u32,
+    sowd: u64,
+    owd_min: u64,
+    owd_max: u64,
+    owd_max_rsv: u64,
+    remote_hz: u64,
+    remote_ref_time: u64,
+    local_ref_time: u64,
+    last_drop: u64,
+    inference: u64,
     /// A cut decided on this ACK, applied by `on_ack`: true = to 1, false = halve.
     pending_cut: Option<bool>,
     cwnd_cnt: u64,
@@ -79,28 +86,48 @@ impl Lp {
     pub fn create(params: &Params) -> Result<Box<dyn CongestionControl>, String> {
         const N: &str = "lp";
         check_params(N, params, PARAMS)?;
-        let threshold = param_int(N, params, "threshold", 15, 0, 100)? as u32;
-        let inference = param_int(N, params, "inference", 3, 0, 1000)? as u32;
-        Ok(Box::new(Lp::new(threshold, inference)))
+        let threshold = param_int(N, params, "threshold", 15, 0, 100)?;
+        let inference = param_int(N, params, "inference", 3, 0, 1000)?;
+        let bits = param_int(N, params, "word_bits", 64, 32, 64)?;
+        if bits != 32 && bits != 64 {
+            return Err(format!("{N}: word_bits = {bits} is not allowed; must be 32 or 64"));
+        }
+        Ok(Box::new(Lp::new(threshold, inference, bits == 64)))
     }
 
-    pub fn new(threshold: u32, inference_mult: u32) -> Lp {
+    pub fn new(threshold: u64, inference_mult: u64, wide: bool) -> Lp {
         Lp {
             threshold,
             inference_mult,
-            owd_min: u32::MAX,
+            mask: if wide { u64::MAX } else { u32::MAX as u64 },
+            owd_min: u32::MAX as u64,
             ..Lp::default()
         }
     }
 
+    fn sub(&self, a: u64, b: u64) -> u64 {
+        a.wrapping_sub(b) & self.mask
+    }
+
+    fn mul(&self, a: u64, b: u64) -> u64 {
+        a.wrapping_mul(b) & self.mask
+    }
+
+    /// A module value converted to the kernel's s64 (the 64-bit word may turn negative).
+    fn signed(&self, v: u64) -> i64 {
+        v as i64
+    }
+
     /// The kernel's remote HZ estimator (also records the reference timestamps).
-    fn remote_hz_estimator(&mut self) -> u32 {
+    fn remote_hz_estimator(&mut self) -> u64 {
         let mut rhz = (self.remote_hz as i64) << 6;
         let no_ref = self.remote_ref_time == 0 || self.local_ref_time == 0;
         if !no_ref && self.tsval != self.remote_ref_time && self.tsecr != self.local_ref_time {
-            let m = HZ.wrapping_mul(self.tsval.wrapping_sub(self.remote_ref_time))
-                / self.tsecr.wrapping_sub(self.local_ref_time);
-            let mut m = m as i64;
+            let num = self.mul(HZ, self.sub(self.tsval, self.remote_ref_time));
+            let mut m = self.signed(num / self.sub(self.tsecr, self.local_ref_time));
+            if m < 0 {
+                m = m.wrapping_neg();
+            }
             if rhz > 0 {
                 m -= rhz >> 6;
                 rhz += m;
@@ -111,17 +138,21 @@ impl Lp {
         self.valid_rhz = (rhz >> 6) > 0;
         self.remote_ref_time = self.tsval;
         self.local_ref_time = self.tsecr;
-        (rhz >> 6) as u32
+        ((rhz >> 6) as u64) & self.mask
     }
 
-    /// The kernel's OWD in its unsigned arithmetic (0 = none).
+    /// The kernel's OWD (0 = none): TSval·⌊1000/remoteHZ⌋ − TSecr in the module's unsigned
+    /// word, taken as s64 and made positive.
     fn owd(&mut self) -> i64 {
         self.remote_hz = self.remote_hz_estimator();
         let mut owd = 0i64;
         if self.valid_rhz {
-            let remote = self.tsval.wrapping_mul(LP_RESOL / self.remote_hz);
-            let local = self.tsecr.wrapping_mul(LP_RESOL / HZ);
-            owd = remote.wrapping_sub(local) as i64;
+            let remote = self.mul(self.tsval, LP_RESOL / self.remote_hz);
+            let local = self.mul(self.tsecr, LP_RESOL / HZ);
+            owd = self.signed(self.sub(remote, local));
+            if owd < 0 {
+                owd = owd.wrapping_neg();
+            }
         }
         self.valid_owd = owd > 0;
         owd
@@ -133,38 +164,39 @@ impl Lp {
         if !self.valid_rhz || !self.valid_owd {
             return;
         }
-        if m < self.owd_min as i64 {
-            self.owd_min = m as u32;
+        let word = |v: i64| (v as u64) & self.mask;
+        if m < self.signed(self.owd_min) {
+            self.owd_min = word(m);
         }
-        if m > self.owd_max as i64 {
-            if m > self.owd_max_rsv as i64 {
+        if m > self.signed(self.owd_max) {
+            if m > self.signed(self.owd_max_rsv) {
                 self.owd_max = if self.owd_max_rsv == 0 {
-                    m as u32
+                    word(m)
                 } else {
                     self.owd_max_rsv
                 };
-                self.owd_max_rsv = m as u32;
+                self.owd_max_rsv = word(m);
             } else {
-                self.owd_max = m as u32;
+                self.owd_max = word(m);
             }
         }
         if self.sowd != 0 {
-            m -= (self.sowd >> 3) as i64;
-            self.sowd = (self.sowd as i64 + m) as u32;
+            m = m.wrapping_sub((self.sowd >> 3) as i64);
+            self.sowd = word((self.sowd as i64).wrapping_add(m));
         } else {
-            self.sowd = (m << 3) as u32;
+            self.sowd = word(m.wrapping_shl(3));
         }
     }
 
     /// `tcp_lp_pkts_acked`: the early congestion indication; true if a cut is due.
-    fn detect(&mut self, now_ms: u32) -> bool {
+    fn detect(&mut self, now_ms: u64) -> bool {
         self.owd_sample();
         if now_ms > self.tsecr {
-            self.inference = self.inference_mult.wrapping_mul(now_ms - self.tsecr);
+            self.inference = self.mul(self.inference_mult, now_ms - self.tsecr);
         }
-        self.within_inf = self.last_drop != 0 && now_ms.wrapping_sub(self.last_drop) < self.inference;
-        let range = self.owd_max.wrapping_sub(self.owd_min);
-        let limit = self.owd_min.wrapping_add(self.threshold.wrapping_mul(range) / 100);
+        self.within_inf = self.last_drop != 0 && self.sub(now_ms, self.last_drop) < self.inference;
+        let range = self.sub(self.owd_max, self.owd_min);
+        let limit = self.owd_min.wrapping_add(self.mul(self.threshold, range) / 100) & self.mask;
         self.within_thr = (self.sowd >> 3) < limit;
         if self.within_thr {
             return false;
@@ -178,8 +210,8 @@ impl Lp {
 }
 
 /// A simulation time in ms, rounded (ns-2 TCP-Linux's `rcv_tsval`/`rcv_tsecr`).
-fn round_ms(t: Time) -> u32 {
-    ((t + NS_PER_MS / 2) / NS_PER_MS) as u32
+fn round_ms(t: Time) -> u64 {
+    (t + NS_PER_MS / 2) / NS_PER_MS
 }
 
 impl CongestionControl for Lp {
@@ -201,7 +233,7 @@ impl CongestionControl for Lp {
             return;
         }
         // the kernel's tcp_time_stamp: the clock in ms, truncated
-        let now_ms = (st.now / NS_PER_MS) as u32;
+        let now_ms = st.now / NS_PER_MS;
         let cut = self.detect(now_ms);
         self.pending_cut = (cut && st.phase != Phase::FastRecovery).then_some(self.within_inf);
     }
@@ -240,9 +272,9 @@ impl CongestionControl for Lp {
     }
 
     fn samples(&self, out: &mut Vec<(&'static str, f64)>) {
-        let nan_unless = |ok: bool, v: u32| if ok { v as f64 } else { f64::NAN };
+        let nan_unless = |ok: bool, v: u64| if ok { v as f64 } else { f64::NAN };
         out.push(("lp_owd", nan_unless(self.sowd != 0, self.sowd >> 3)));
-        out.push(("lp_owd_min", nan_unless(self.owd_min != u32::MAX, self.owd_min)));
+        out.push(("lp_owd_min", nan_unless(self.owd_min != u32::MAX as u64, self.owd_min)));
         out.push(("lp_owd_max", self.owd_max as f64));
         out.push(("lp_remote_hz", self.remote_hz as f64));
         out.push(("lp_inference", self.inference as f64));
@@ -273,7 +305,7 @@ mod tests {
 
     #[test]
     fn a_rising_one_way_delay_halves_the_window_and_again_within_inference_cuts_it_to_one() {
-        let mut lp = Lp::new(15, 3);
+        let mut lp = Lp::new(15, 3, true);
         let mut st = test_state(40.0, 10.0);
         // the first ACK only records the reference timestamps
         ack(&mut lp, &mut st, 1000, 1020, 1040);
@@ -312,21 +344,30 @@ mod tests {
     }
 
     #[test]
-    fn a_remote_hz_estimate_above_1000_gives_the_kernels_wrapped_owd() {
-        let mut lp = Lp::new(15, 3);
-        let mut st = test_state(40.0, 10.0);
-        ack(&mut lp, &mut st, 1000, 1020, 1040);
-        ack(&mut lp, &mut st, 1010, 1030, 1050);
-        // m = 1000·11/10 = 1100: 1000 + ⌊100/64⌋ = 1001; ⌊1000/1001⌋ = 0 and the OWD is
-        // 0 − 1020 mod 2³²
-        lp.on_ack_timestamps(1041 * MS, 1020 * MS);
-        assert_eq!(lp.owd(), (u32::MAX - 1020 + 1) as i64);
-        assert_eq!(lp.remote_hz, 1001);
+    fn a_remote_hz_estimate_above_1000_makes_the_owd_minus_tsecr_in_the_modules_word() {
+        for (wide, owd) in [(false, (1u64 << 32) as i64 - 1020), (true, 1020)] {
+            let mut lp = Lp::new(15, 3, wide);
+            let mut st = test_state(40.0, 10.0);
+            ack(&mut lp, &mut st, 1000, 1020, 1040);
+            ack(&mut lp, &mut st, 1010, 1030, 1050);
+            // m = 1000·11/10 = 1100: 1000 + ⌊100/64⌋ = 1001; ⌊1000/1001⌋ = 0 and the OWD is
+            // 0 − 1020 in the unsigned word: 2³² − 1020 in the kernel's u32; in ns-2's
+            // (unsigned long, 64 bits) the s64 is −1020, made positive
+            lp.on_ack_timestamps(1041 * MS, 1020 * MS);
+            assert_eq!(lp.owd(), owd);
+            assert_eq!(lp.remote_hz, 1001);
+        }
+        let mut p = Params::new();
+        p.insert("word_bits".into(), 48.0);
+        assert_eq!(
+            create("lp", &p).err().unwrap(),
+            "lp: word_bits = 48 is not allowed; must be 32 or 64"
+        );
     }
 
     #[test]
     fn without_timestamps_lp_is_reno() {
-        let mut lp = Lp::new(15, 3);
+        let mut lp = Lp::new(15, 3, true);
         let mut st = test_state(5.0, 10.0);
         let a = AckSample {
             acked: 1,
