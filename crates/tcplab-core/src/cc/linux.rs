@@ -52,7 +52,8 @@ pub fn recomputes_ssthresh(st: &CcState, signal: Signal) -> bool {
 /// `ssthresh()` result, or `None` when Linux would not call it, see
 /// [`recomputes_ssthresh`]) and cwnd = ssthresh after duplicate ACKs (Linux's rate halving
 /// ends with `tcp_complete_cwr`, cwnd = min(cwnd, ssthresh); our backplane's fast recovery
-/// starts from that window and returns to it), cwnd = 1 after a timeout.
+/// starts from that window and returns to it), cwnd = 1 after a timeout. That is Linux's
+/// result for the modules without `min_cwnd`; those with one add [`RateHalving`].
 pub fn apply_loss(st: &mut CcState, signal: Signal, ssthresh: Option<u64>) {
     if let Some(s) = ssthresh {
         st.ssthresh = s as f64;
