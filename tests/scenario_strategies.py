@@ -72,6 +72,7 @@ def tcp_options(draw) -> dict:
         "rtt_sample_interval": st.sampled_from([0, "1ms", "10ms"]),
         "sack": st.booleans(),
         "pacing": st.sampled_from(["off", "window"]),
+        "ecn": st.booleans(),
     }
     keys = draw(st.lists(st.sampled_from(sorted(pool)), max_size=5, unique=True))
     return {k: draw(pool[k]) for k in keys}

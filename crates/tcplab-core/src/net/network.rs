@@ -214,7 +214,7 @@ impl Network {
             Verdict::Drop => self.release(p),
             Verdict::Accept { mark } => {
                 if mark {
-                    self.pool.get_mut(p).ecn = Ecn::Ce;
+                    self.pool.get_mut(p).ecn.set_codepoint(Ecn::Ce);
                 }
                 let l = &mut self.links[hop as usize];
                 match l.admit(now, pkt.size) {
@@ -233,7 +233,7 @@ impl Network {
     /// A scheduled link starts sending a packet.
     fn start_tx(&mut self, hop: u32, s: Started, q: &mut Queue) {
         if s.mark {
-            self.pool.get_mut(s.p).ecn = Ecn::Ce;
+            self.pool.get_mut(s.p).ecn.set_codepoint(Ecn::Ce);
         }
         q.at(s.end, NetEv::LinkTxEnd(hop));
     }

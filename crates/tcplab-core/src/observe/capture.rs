@@ -56,7 +56,7 @@ impl Capture {
             seq: pkt.seq,
             mss,
             wire_bytes: pkt.size,
-            ecn: pkt.ecn as u8,
+            ecn: pkt.ecn,
         });
         if recorded {
             return Ok(());
