@@ -68,6 +68,17 @@ pub struct Network {
     attached: Vec<Attachment>,
     /// Scratch: packets a queue discipline dropped, to free.
     dropped: Vec<u32>,
+    /// Packets offered to the hops captured at their entry, for the capture to take.
+    pub entry_tap: Option<Box<EntryTap>>,
+}
+
+/// The packets offered to some hops (before their queue or loss model decides), kept until
+/// the capture takes them.
+pub struct EntryTap {
+    /// Per hop id: whether it is tapped.
+    pub hops: Vec<bool>,
+    /// (time, hop, packet as offered)
+    pub offered: Vec<(Time, u32, Packet)>,
 }
 
 impl Network {
@@ -80,6 +91,7 @@ impl Network {
             routes: Vec::new(),
             attached: Vec::new(),
             dropped: Vec::new(),
+            entry_tap: None,
         }
     }
 
@@ -179,6 +191,9 @@ impl Network {
 
     #[inline(always)]
     fn offer(&mut self, now: Time, hop: u32, p: u32, q: &mut Queue) {
+        if self.entry_tap.is_some() {
+            self.tap_entry(now, hop, p);
+        }
         let size = self.pool.get(p).size;
         let Some(l) = self.links.get_mut(hop as usize) else {
             return self.offer_lan(now, hop, p, size, q);
@@ -192,6 +207,17 @@ impl Network {
             }
             Enqueue::QueueDrop | Enqueue::Lost => self.release(p),
             Enqueue::Managed => self.offer_managed(now, hop, p, q),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn tap_entry(&mut self, now: Time, hop: u32, p: u32) {
+        let pkt = *self.pool.get(p);
+        if let Some(t) = self.entry_tap.as_deref_mut() {
+            if t.hops.get(hop as usize).copied().unwrap_or(false) {
+                t.offered.push((now, hop, pkt));
+            }
         }
     }
 
