@@ -142,7 +142,7 @@ LFP_CCS = ("newreno", "cubic_linux", "cubic", "highspeed", "scalable", "htcp", "
 #: packet errors; rwnd 15 000 segments (BDP + buffer is 18 000) so that after the initial slow
 #: start the random errors are the only losses
 LFP_PATH = dict(rate_bps=1e9, delay_s=0.048, side_s=0.001, buffer=6000, rwnd=15000, loss=1e-6)
-LFP_SIZES = {"quick": dict(duration=15.0, warmup=3.0, seeds=[1, 2, 3, 4]),
+LFP_SIZES = {"quick": dict(duration=12.0, warmup=3.0, seeds=[1, 2, 3, 4]),
              "full": dict(duration=300.0, warmup=60.0, seeds=list(range(1, 11)))}
 FAR = 1.5  # "far higher": at least this many times NewReno's utilisation
 
