@@ -15,6 +15,7 @@
 //! - Diff < γ: dwnd += (⌊α·old_wnd^k⌋ − 1)⁺, with α = 1/8 and k = 3/4 computed as the
 //!   kernel does, ⌊qroot(old_wnd³)⌋ >> 3 (an integer Newton fourth root);
 //! - Diff ≥ γ: dwnd ← ⌊(2·dwnd − ζ·2·Diff)/2⌋⁺.
+//!
 //! Then win = cwnd + dwnd. On a loss ssthresh = max(⌊win·(1 − β)⌋, 2) and win = ssthresh
 //! (Linux's Reno ssthresh with β = 1/2); the split follows at the next ACK as above.
 //!

@@ -10,7 +10,8 @@
 //! - Every other round trip (a round ends when the data outstanding at its start is
 //!   acknowledged), in congestion avoidance:
 //!   cwnd ← min(2·cwnd, (1 − η)·cwnd + η·(baseRTT/avgRTT·cwnd + α)), α = 100 packets,
-//!   η = 0.5; between updates the window does not change. In equilibrium each flow keeps
+//!   η = 0.5; between updates the window does not change; an update below ssthresh
+//!   lowers ssthresh to the window (FAST's rule, not slow start, goes on). In equilibrium each flow keeps
 //!   cwnd·(1 − baseRTT/avgRTT) = α of its packets queued: N flows queue N·α.
 //! - Slow start is the standard one (+1 per ACK while cwnd < ssthresh); a loss halves the
 //!   window (ns-2's halving, `cc::halve`; after a timeout cwnd = 1); NewReno recovery.
@@ -39,6 +40,8 @@ pub struct Fast {
     update_now: bool,
     /// the window the last update aimed at (NaN before any)
     target: f64,
+    /// cwnd after the last event (for the backlog series)
+    last_cwnd: f64,
 }
 
 impl Fast {
@@ -59,11 +62,12 @@ impl Fast {
             rounds: Rounds::default(),
             update_now: false,
             target: f64::NAN,
+            last_cwnd: f64::NAN,
         }
     }
 
     /// The flow's own backlog estimate cwnd·(1 − baseRTT/avgRTT) (segments).
-    pub fn backlog(&self, cwnd: f64) -> f64 {
+    fn backlog(&self, cwnd: f64) -> f64 {
         if self.avg_rtt > 0.0 {
             cwnd * (1.0 - self.base_rtt / self.avg_rtt)
         } else {
@@ -78,6 +82,8 @@ impl Fast {
         let next = ((1.0 - self.eta) * w + self.eta * aim).min(2.0 * w);
         self.target = aim;
         st.cwnd = next.min(st.rwnd.max(w)).max(1.0);
+        // A decrease must not send the flow back into slow start.
+        st.ssthresh = st.ssthresh.min(st.cwnd);
     }
 }
 
@@ -129,16 +135,19 @@ impl CongestionControl for Fast {
                 self.update(st);
             }
         }
+        self.last_cwnd = st.cwnd;
     }
 
     fn on_congestion(&mut self, st: &mut CcState, signal: Signal) {
         halve(st, signal);
+        self.last_cwnd = st.cwnd;
     }
 
     fn samples(&self, out: &mut Vec<(&'static str, f64)>) {
         out.push(("fast_base_rtt", self.base_rtt));
         out.push(("fast_avg_rtt", if self.avg_rtt > 0.0 { self.avg_rtt } else { f64::NAN }));
         out.push(("fast_target", self.target));
+        out.push(("fast_backlog", self.backlog(self.last_cwnd)));
     }
 }
 

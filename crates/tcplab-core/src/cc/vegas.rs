@@ -16,6 +16,7 @@
 //! - congestion avoidance: the wanted window is old_cwnd − 1 if diff > β, old_cwnd + 1 if
 //!   diff < α, old_cwnd otherwise, and cwnd moves one segment toward it;
 //! - cwnd ≥ 2.
+//!
 //! Between round ends the window grows only in slow start (+1 per ACK). Loss is Reno's
 //! (ssthresh = max(⌊cwnd/2⌋, 2)). Outside the open state (our fast recovery, and the Loss
 //! state after a timeout until what was outstanding is acknowledged) Vegas is Reno; when the
