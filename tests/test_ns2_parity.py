@@ -180,7 +180,7 @@ def test_sack_flows_agree_with_ns2_sack1_on_the_same_losses(name):
 # cut (REFERENCE-NOTES B.5), so only goodput is compared; on clean and shared paths all nine
 # agree within 2.1 %. Lossy paths differ far more for some (docs/ns2-parity.md, TCP-Linux).
 LINUX_ALGORITHMS = ["cubic_linux", "highspeed", "scalable", "htcp", "bic", "hybla", "illinois", "veno",
-                    "westwood_plus"]
+                    "westwood_plus", "vegas", "compound"]
 LINUX_SCENARIOS = {"1 flow, buffer = BDP": (1, 50), "4 flows, 30-packet buffer": (4, 30)}
 LINUX_TOLERANCE = 0.03
 
