@@ -198,6 +198,33 @@ def test_linux_algorithms_agree_with_ns2_tcp_linux(cc, scenario):
     assert abs(a / b - 1) < LINUX_TOLERANCE, f"{cc}, {scenario}: goodput tcplab {a:.0f}, ns-2 TCP-Linux {b:.0f}"
 
 
+def test_vegas_and_compound_windows_agree_with_ns2_tcp_linux():
+    """What goodput cannot tell apart: the windows the delay-based modules settle at (seed 1,
+    60 s, measured 2026-11-23). One Vegas flow with a 200-packet buffer keeps BDP + 2..4
+    segments and never loses: 57 segments at the end in both, no retransmission; two Vegas
+    flows end at 38 + 21 (ns-2: 40 + 19). One Compound flow with a 200-packet buffer: 241 vs
+    237 segments, 260 vs 261 retransmissions; with a 1000-packet buffer the receiver's
+    window (1000) holds it: 1001 vs 1000 (tcp_is_cwnd_limited; without it dwnd grew to
+    71 118)."""
+    require_tool("ns")
+
+    def both(cc, n, queue):
+        spec = linux_dumbbell(cc, n, queue)
+        return tcplab.run(spec, seed=1).flows, run_ns2(spec, 1)["flows"]
+
+    ours, theirs = both("vegas", 1, 200)
+    assert abs(ours.final_cwnd.sum() - theirs.final_cwnd.sum()) <= 1
+    assert ours.retransmits.sum() == theirs.retransmits.sum() == 0
+    ours, theirs = both("vegas", 2, 200)
+    assert abs(ours.final_cwnd.sum() - theirs.final_cwnd.sum()) <= 3
+    assert ours.retransmits.sum() == theirs.retransmits.sum() == 0
+    ours, theirs = both("compound", 1, 200)
+    assert abs(ours.final_cwnd.sum() / theirs.final_cwnd.sum() - 1) < 0.05
+    assert abs(ours.retransmits.sum() / theirs.retransmits.sum() - 1) < 0.10
+    ours, theirs = both("compound", 1, 1000)
+    assert abs(ours.final_cwnd.sum() - theirs.final_cwnd.sum()) <= 2
+
+
 def test_lone_lossy_flow_agrees_with_ns2_on_its_own_losses():
     """The ordinary translation: ns-2 draws its own losses (head of the link), so each
     seed's pair differs by the luck of two loss processes too; many long runs average it."""

@@ -110,11 +110,12 @@ fn vegas_and_fast_keep_a_short_queue_where_newreno_fills_the_buffer() {
     ] {
         let out = run(cc, p.clone());
         let qd = out.links.f64s("qdelay_mean")[0];
+        let q = mean(&bottleneck_queue(&out, 20.0));
+        eprintln!("{cc} {p}: qdelay {qd} (NewReno {reno_qd}), queue {q}");
         assert!(
             qd < most * reno_qd,
             "{cc} {p}: mean queueing delay {qd} vs NewReno {reno_qd}"
         );
-        let q = mean(&bottleneck_queue(&out, 20.0));
         assert!(queue.contains(&q), "{cc} {p}: mean queue {q}");
         assert!(out.links.f64s("utilisation")[0] > 0.95, "{cc} {p}");
     }
@@ -135,11 +136,13 @@ fn compound_is_reno_with_a_large_queue_and_grows_dwnd_with_a_small_one() {
     let diff = flow_series(&ctcp, 0, "compound_diff", 20.0);
     assert!(mean(&diff) > 30.0, "mean Diff {} (γ = 30)", mean(&diff));
     let (gc, gr) = (goodput(&ctcp), goodput(&reno));
+    eprintln!("large buffer: dwnd {}, goodput {gc} vs {gr}", mean(&dwnd));
     assert!((gc / gr - 1.0).abs() < 0.05, "goodput {gc} vs NewReno {gr}");
     let (wc, wr) = (
         mean(&flow_series(&ctcp, 0, "cwnd", 20.0)),
         mean(&flow_series(&reno, 0, "cwnd", 20.0)),
     );
+    eprintln!("large buffer: window {wc} vs {wr}");
     assert!((wc / wr - 1.0).abs() < 0.05, "mean window {wc} vs NewReno {wr}");
     // With a 20-packet buffer the queue never holds γ packets: dwnd grows by α·win^k − 1 per
     // round trip between losses (measured mean dwnd 15.6, Reno part 49.9, window 69 against
@@ -154,5 +157,9 @@ fn compound_is_reno_with_a_large_queue_and_grows_dwnd_with_a_small_one() {
     );
     let w_small = mean(&flow_series(&small, 0, "cwnd", 20.0));
     let w_reno = mean(&flow_series(&run("newreno", 20), 0, "cwnd", 20.0));
+    eprintln!(
+        "small buffer: dwnd mean {} max {most}, window {w_small} vs {w_reno}",
+        mean(&dwnd)
+    );
     assert!(w_small > 1.05 * w_reno, "window {w_small} vs NewReno {w_reno}");
 }

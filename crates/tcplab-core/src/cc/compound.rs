@@ -7,7 +7,9 @@
 //! first cwnd/dwnd are made consistent with the window the backplane holds: if they add up
 //! to more (after a loss), cwnd = win and dwnd = 0 when either part alone exceeds win, else
 //! cwnd = win − dwnd; then
-//! cwnd grows by one per ACK while cwnd ≤ ssthresh, else by one every win ACKs (the counter
+//! nothing more unless the window was full before the ACK (`tcp_is_cwnd_limited`, TCP-Linux's
+//! version: in_flight ≥ win; without it a window held by the receiver's would let dwnd grow
+//! without bound); cwnd grows by one per ACK while cwnd ≤ ssthresh, else by one every win ACKs (the counter
 //! //! runs against the whole window). Once per round trip (as Linux's Vegas, `cc/vegas.rs`:
 //! RTT = the smallest sample of the round trip, baseRTT = the smallest ever, at least 3
 //! samples) with `old_wnd` the segments sent in the previous round trip, Diff =
@@ -43,10 +45,10 @@
 //! root is used; otherwise ⌊α·old_wnd^k⌋ in floating point.
 //!
 //! Departures from the kernel: sequence numbers in segments; samples come from ACKs of new
-//! data only (the backplane's duplicate ACKs carry none); `tcp_is_cwnd_limited` and the
-//! restart after idle are not modelled; RTTs are rounded to microseconds as TCP-Linux does.
+//! data only (the backplane's duplicate ACKs carry none); the restart after idle is not
+//! modelled; RTTs are rounded to microseconds as TCP-Linux does.
 use super::linux::{self, param_in, snd_cwnd};
-use super::vegas::{half_units, VegasRtt};
+use super::vegas::{cwnd_limited, half_units, VegasRtt};
 use super::{check_params, AckSample, CcState, CongestionControl, Params, Recovery, Signal};
 
 const PARAMS: &[&str] = &["alpha", "k", "gamma", "zeta", "beta"];
@@ -173,7 +175,7 @@ impl CongestionControl for Compound {
         }
     }
 
-    fn on_ack(&mut self, st: &mut CcState, _ack: &AckSample) {
+    fn on_ack(&mut self, st: &mut CcState, ack: &AckSample) {
         let w = snd_cwnd(st);
         if self.cwnd + self.dwnd > w {
             if self.cwnd > w || self.dwnd > w {
@@ -182,6 +184,9 @@ impl CongestionControl for Compound {
             } else {
                 self.cwnd = w - self.dwnd;
             }
+        }
+        if !cwnd_limited(st, ack.acked) {
+            return;
         }
         let mut inc = false;
         if self.cwnd as f64 <= st.ssthresh {
@@ -343,6 +348,20 @@ mod tests {
         c.on_congestion(&mut st, Signal::Timeout);
         ack(&mut c, &mut st, Some(0.1), 1);
         assert_eq!((c.cwnd, c.dwnd, st.cwnd), (2, 0, 2.0));
+    }
+
+    #[test]
+    fn nothing_happens_when_the_window_was_not_full() {
+        let mut c = Compound::new();
+        let mut st = test_state(100.0, 10.0);
+        c.cwnd = 100;
+        ack(&mut c, &mut st, Some(0.1), 50); // 51 outstanding before the ACK, window 100
+        assert_eq!((c.cwnd_cnt, st.cwnd), (0, 100.0));
+        c.rtt.set_round(100, 0, 5);
+        ack(&mut c, &mut st, Some(0.1), 50);
+        assert_eq!(c.dwnd, 0, "the round end waits for a window-limited ACK");
+        ack(&mut c, &mut st, Some(0.1), 99); // 100 before it: full
+        assert_eq!((c.dwnd, c.cwnd_cnt, st.cwnd), (2, 1, 102.0));
     }
 
     #[test]

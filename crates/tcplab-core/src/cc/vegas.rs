@@ -35,10 +35,14 @@
 //! other round trip, as the paper and ns-2's `Agent/TCP/Vegas` (the kernel grows every round
 //! trip, "just like Reno").
 //!
+//! Reno's step (`tcp_reno_cong_avoid`) is taken only when the window was full before the ACK
+//! (`tcp_is_cwnd_limited`: in_flight ≥ cwnd, TCP-Linux's version without TSO); Vegas' own
+//! steps do not look at it.
+//!
 //! Departures from the kernel: sequence numbers are counted in segments (the backplane's
 //! unit; `old_wnd` is exact, the kernel divides bytes by the MSS); samples come from ACKs
-//! that acknowledge new data, as the kernel's `pkts_acked`; `tcp_is_cwnd_limited` and the
-//! restart after idle (`CA_EVENT_CWND_RESTART`) are not modelled. The module's state is
+//! that acknowledge new data, as the kernel's `pkts_acked`; the restart after idle
+//! (`CA_EVENT_CWND_RESTART`) is not modelled. The module's state is
 //! set up at the first ACK (where ns-2's TCP-Linux calls its `init`).
 use super::linux::{self, param_flag, param_in, snd_cwnd};
 use super::{check_params, AckSample, CcState, CongestionControl, Params, Recovery, Signal};
@@ -52,6 +56,12 @@ pub(super) fn half_units(algorithm: &str, params: &Params, key: &str, default: f
         ));
     }
     Ok((2.0 * v) as u64)
+}
+
+/// `tcp_is_cwnd_limited(sk, in_flight)` of TCP-Linux (no TSO): the segments outstanding before
+/// this ACK of `acked` filled the window.
+pub(super) fn cwnd_limited(st: &CcState, acked: u64) -> bool {
+    st.flight + acked >= snd_cwnd(st)
 }
 
 /// The RTT-sampling and round-trip bookkeeping Linux's Vegas and its Compound port share
@@ -208,8 +218,12 @@ impl Vegas {
         }
     }
 
-    /// `tcp_reno_cong_avoid`.
-    fn reno(&mut self, st: &mut CcState) {
+    /// `tcp_reno_cong_avoid`: nothing unless the window was full before this ACK
+    /// (`tcp_is_cwnd_limited` as TCP-Linux has it: in_flight ≥ cwnd).
+    fn reno(&mut self, st: &mut CcState, acked: u64) {
+        if !cwnd_limited(st, acked) {
+            return;
+        }
         if linux::in_slow_start(st) {
             self.slow_start(st);
         } else {
@@ -250,7 +264,7 @@ impl CongestionControl for Vegas {
     fn on_ack(&mut self, st: &mut CcState, ack: &AckSample) {
         if self.loss.on_ack(ack.acked) {
             // the Loss state: Reno, and the open state returns once it is over
-            self.reno(st);
+            self.reno(st, ack.acked);
             if !self.loss.active() {
                 self.doing_vegas = true;
                 self.rtt.enable(st);
@@ -258,7 +272,7 @@ impl CongestionControl for Vegas {
             return;
         }
         if !self.doing_vegas {
-            self.reno(st);
+            self.reno(st, ack.acked);
             return;
         }
         let Some((old_wnd, old_cwnd)) = self.rtt.round_end(st) else {
@@ -268,7 +282,7 @@ impl CongestionControl for Vegas {
             return;
         };
         if self.rtt.cnt_rtt <= 2 {
-            self.reno(st);
+            self.reno(st, ack.acked);
         } else {
             let (target2, diff2) = self.rtt.diff2(old_wnd);
             self.diff2 = diff2 as f64;
