@@ -19,7 +19,9 @@
 //! - Diff ≥ γ: dwnd ← ⌊(2·dwnd − ζ·2·Diff)/2⌋⁺.
 //!
 //! Then win = cwnd + dwnd. On a loss ssthresh = max(⌊win·(1 − β)⌋, 2) and win = ssthresh
-//! (Linux's Reno ssthresh with β = 1/2); the split follows at the next ACK as above.
+//! (Linux's Reno ssthresh with β = 1/2); the split follows at the next ACK as above. After
+//! fast recovery, and after the Loss state of a timeout (until what was outstanding is
+//! acknowledged), the next round trip starts afresh (Linux's `set_state` to open).
 //!
 //! Relation to the thesis's statement (SEED-NOTES §2.2 E) — where they agree and differ:
 //! - Δ test once per RTT against γ with brtt = min RTT: the same, but the port's RTT is the
@@ -67,6 +69,7 @@ pub struct Compound {
     cwnd_cnt: u64,
     /// 2·Diff at the last computation (NaN before any)
     diff2: f64,
+    loss: linux::LossState,
 }
 
 /// Index of the highest set bit, 1-based (0 for 0), as the kernel's `fls64`.
@@ -126,6 +129,7 @@ impl Compound {
             dwnd: 0,
             cwnd_cnt: 0,
             diff2: f64::NAN,
+            loss: linux::LossState::default(),
         }
     }
 
@@ -176,6 +180,44 @@ impl CongestionControl for Compound {
     }
 
     fn on_ack(&mut self, st: &mut CcState, ack: &AckSample) {
+        // the open state returns after this ACK if it ends the Loss state of a timeout
+        let reopen = self.loss.on_ack(ack.acked) && !self.loss.active();
+        self.cong_avoid(st, ack);
+        if reopen {
+            self.rtt.enable(st);
+        }
+    }
+
+    fn on_congestion(&mut self, st: &mut CcState, signal: Signal) {
+        let ssthresh = linux::recomputes_ssthresh(st, signal).then(|| {
+            let w = snd_cwnd(st);
+            (crate::sim::floor(w as f64 * (1.0 - self.beta)) as u64).max(2)
+        });
+        linux::apply_loss(st, signal, ssthresh);
+        self.cwnd_cnt = 0;
+        if signal == Signal::Timeout {
+            self.loss.on_timeout(st);
+        } else {
+            self.loss.clear();
+        }
+    }
+
+    fn on_recovery_exit(&mut self, st: &mut CcState) {
+        st.cwnd = st.recovery_base;
+        self.rtt.enable(st);
+    }
+
+    fn samples(&self, out: &mut Vec<(&'static str, f64)>) {
+        out.push(("compound_cwnd", self.cwnd as f64));
+        out.push(("compound_dwnd", self.dwnd as f64));
+        out.push(("compound_diff", self.diff2 / 2.0));
+        out.push(("compound_base_rtt", self.rtt.base_rtt_secs()));
+    }
+}
+
+impl Compound {
+    /// The module's `cong_avoid`.
+    fn cong_avoid(&mut self, st: &mut CcState, ack: &AckSample) {
         let w = snd_cwnd(st);
         if self.cwnd + self.dwnd > w {
             if self.cwnd > w || self.dwnd > w {
@@ -219,27 +261,6 @@ impl CongestionControl for Compound {
             self.rtt.clear();
         }
         st.cwnd = (self.cwnd + self.dwnd) as f64;
-    }
-
-    fn on_congestion(&mut self, st: &mut CcState, signal: Signal) {
-        let ssthresh = linux::recomputes_ssthresh(st, signal).then(|| {
-            let w = snd_cwnd(st);
-            (crate::sim::floor(w as f64 * (1.0 - self.beta)) as u64).max(2)
-        });
-        linux::apply_loss(st, signal, ssthresh);
-        self.cwnd_cnt = 0;
-    }
-
-    fn on_recovery_exit(&mut self, st: &mut CcState) {
-        st.cwnd = st.recovery_base;
-        self.rtt.enable(st);
-    }
-
-    fn samples(&self, out: &mut Vec<(&'static str, f64)>) {
-        out.push(("compound_cwnd", self.cwnd as f64));
-        out.push(("compound_dwnd", self.dwnd as f64));
-        out.push(("compound_diff", self.diff2 / 2.0));
-        out.push(("compound_base_rtt", self.rtt.base_rtt_secs()));
     }
 }
 
@@ -362,6 +383,21 @@ mod tests {
         assert_eq!(c.dwnd, 0, "the round end waits for a window-limited ACK");
         ack(&mut c, &mut st, Some(0.1), 99); // 100 before it: full
         assert_eq!((c.dwnd, c.cwnd_cnt, st.cwnd), (2, 1, 102.0));
+    }
+
+    #[test]
+    fn a_new_round_starts_when_the_loss_state_of_a_timeout_ends() {
+        let mut c = Compound::new();
+        let mut st = test_state(20.0, 10.0);
+        c.cwnd = 20;
+        ack(&mut c, &mut st, Some(0.1), 20);
+        st.flight = 2;
+        c.on_congestion(&mut st, Signal::Timeout);
+        ack(&mut c, &mut st, Some(0.1), 1);
+        assert_eq!(c.rtt.cnt_rtt, 2, "still in the Loss state: the samples count on");
+        ack(&mut c, &mut st, Some(0.1), 3);
+        assert_eq!(c.rtt.cnt_rtt, 0);
+        assert_eq!(c.rtt.beg_snd_nxt, c.rtt.snd_nxt(&st));
     }
 
     #[test]
