@@ -163,3 +163,17 @@ fn compound_is_reno_with_a_large_queue_and_grows_dwnd_with_a_small_one() {
     );
     assert!(w_small > 1.05 * w_reno, "window {w_small} vs NewReno {w_reno}");
 }
+
+#[test]
+fn without_timestamps_compound_has_no_delay_window() {
+    // One RTT sample per window never makes the 3 a round trip needs: dwnd stays 0 and
+    // Compound is Reno; with timestamps on the same 20-packet path dwnd grows (mean 15.6).
+    let run = |ts: bool| {
+        let spec = dumbbell("compound", json!({}), 1, 20, 60.0, json!({ "timestamps": ts }));
+        api::run(&spec, 1).unwrap()
+    };
+    let dwnd = flow_series(&run(false), 0, "compound_dwnd", 0.0);
+    assert!(dwnd.iter().all(|d| *d == 0.0));
+    let dwnd = flow_series(&run(true), 0, "compound_dwnd", 20.0);
+    assert!(mean(&dwnd) > 5.0, "{}", mean(&dwnd));
+}

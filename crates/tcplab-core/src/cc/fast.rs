@@ -18,7 +18,8 @@
 //! - Without FAST's α(cwnd) scaling mode.
 //!
 //! FAST needs an RTT per ACK: run it with `tcp.timestamps = true`. Without timestamps
-//! avgRTT follows the one sample per window and lags by a round trip or more.
+//! avgRTT follows the one sample per window and lags by a round trip or more (one flow,
+//! 10 Mb/s, 100-packet buffer, 60 s: 43 timeouts and 6.0 Mb/s against 1 and 9.4 with them).
 //!
 //! Parameters (`cc_params`): `alpha` = 100 (packets), `eta` = 0.5 (in (0, 1]).
 //!
