@@ -21,7 +21,8 @@
 //! (ssthresh = max(⌊cwnd/2⌋, 2)). Outside the open state (our fast recovery, and the Loss
 //! state after a timeout until what was outstanding is acknowledged) Vegas is Reno; when the
 //! open state returns it starts afresh: the next round trip begins now and its samples are
-//! counted from zero.
+//! counted from zero. An ECN echo or an explicit notification reduces the window as a loss
+//! does but is followed by no recovery here, so Vegas goes on at once from a new round trip.
 //!
 //! Vegas needs an RTT per ACK (the kernel times every segment): run it with
 //! `tcp.timestamps = true`. Without timestamps there is at most one sample per window, never
@@ -318,11 +319,21 @@ impl CongestionControl for Vegas {
         let ssthresh = linux::recomputes_ssthresh(st, signal).then(|| (snd_cwnd(st) / 2).max(2));
         linux::apply_loss(st, signal, ssthresh);
         self.cwnd_cnt = 0;
-        self.doing_vegas = false;
-        if signal == Signal::Timeout {
-            self.loss.on_timeout(st);
-        } else {
-            self.loss.clear();
+        match signal {
+            Signal::Timeout => {
+                self.doing_vegas = false;
+                self.loss.on_timeout(st);
+            }
+            Signal::DupAcks => {
+                self.doing_vegas = false;
+                self.loss.clear();
+            }
+            // No recovery follows an ECN echo or a notification here: Vegas goes on at once,
+            // from a new round trip (as Linux does when its CWR state ends).
+            Signal::Ecn | Signal::Explicit => {
+                self.doing_vegas = true;
+                self.rtt.enable(st);
+            }
         }
     }
 
@@ -469,6 +480,11 @@ mod tests {
         ack(&mut v, &mut st, Some(0.1), 3);
         ack(&mut v, &mut st, Some(0.1), 3);
         assert!(v.doing_vegas, "open again once the 3 are acknowledged");
+        // an ECN echo halves without a recovery: Vegas goes on, from a new round trip
+        st.cwnd = 20.0;
+        v.on_congestion(&mut st, Signal::Ecn);
+        assert_eq!((st.cwnd, st.ssthresh), (10.0, 10.0));
+        assert!(v.doing_vegas && v.rtt.cnt_rtt == 0);
     }
 
     #[test]
