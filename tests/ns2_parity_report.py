@@ -9,6 +9,7 @@ tcplab's losses; seeds 1-20);
 Sack1 replaying tcplab's losses; seeds 1-10);
 --linux: the TCP-Linux algorithms on the clean and shared paths of
 test_linux_algorithms_agree_with_ns2_tcp_linux and on a lossy path (seeds 1-2, means);
+--ecn: the ECN scenarios of test_ecn_newreno_over_red_agrees_with_ns2 (seeds 1-4, means);
 --own: each lone lossy flow on each simulator's own losses (300 s runs, --own-seeds seeds,
 default 60, as test_lone_lossy_flow_agrees_with_ns2_on_its_own_losses).
 Without options, all three. Uses the scenarios and seeds the tests use.
@@ -28,6 +29,8 @@ from test_ns2_parity import (  # noqa: E402
     SACK_SAME_LOSSES,
     SAME_LOSSES,
     SCENARIOS,
+    ECN_SCENARIOS,
+    ecn_means,
     measure,
     linux_dumbbell,
     per_seed,
@@ -63,9 +66,10 @@ def main():
     ap.add_argument("--own", action="store_true")
     ap.add_argument("--sack", action="store_true")
     ap.add_argument("--linux", action="store_true")
+    ap.add_argument("--ecn", action="store_true")
     ap.add_argument("--own-seeds", type=int, default=len(OWN_LOSS_SEEDS))
     a = ap.parse_args()
-    everything = not (a.aggregate or a.same or a.own or a.sack or a.linux)
+    everything = not (a.aggregate or a.same or a.own or a.sack or a.linux or a.ecn)
     if a.aggregate or everything:
         print("| scenario | goodput tcplab (Mb/s) | goodput ns-2 (Mb/s) | diff | retransmits tcplab / ns-2 | "
               "timeouts tcplab / ns-2 |\n|---|---|---|---|---|---|")
@@ -95,6 +99,16 @@ def main():
                 g, gn = ours["goodput_bps"].mean(), theirs["goodput_bps"].mean()
                 print(f"| {cc} | {name} | {g / 1e6:.3f} | {gn / 1e6:.3f} | {g / gn - 1:+.1%} | "
                       f"{ours['retransmits'].mean():.0f} / {theirs['retransmits'].mean():.0f} |", flush=True)
+        print()
+    if a.ecn or everything:
+        print("| scenario | goodput tcplab / ns-2 (Mb/s) | drops tcplab / ns-2 (without ECN: tcplab) | "
+              "mean waiting tcplab / ns-2 | retransmits tcplab / ns-2 |\n|---|---|---|---|---|")
+        for name, args in ECN_SCENARIOS.items():
+            m = ecn_means(*args)
+            (g, gn), (d, dn), (w, wn), (r, rn) = m["goodput_bps"], m["drops"], m["mean_waiting"], m["retransmits"]
+            print(f"| {name} | {g / 1e6:.3f} / {gn / 1e6:.3f} ({g / gn - 1:+.2%}) | {d:.1f} / {dn:.1f} "
+                  f"({d / dn - 1:+.1%}; {m['drops_without_ecn']:.0f}) | {w:.2f} / {wn:.2f} ({w / wn - 1:+.1%}) | "
+                  f"{r:.1f} / {rn:.1f} ({r / rn - 1:+.1%}) |", flush=True)
         print()
     if a.own or everything:
         print(HEAD)

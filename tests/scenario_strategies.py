@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 ALGORITHMS = ["tahoe", "reno", "newreno", "westwood_be", "westwood_re", "westwood_crb", "rfs", "wpp", "esse",
               "rfs+wpp+esse", "rfs+esse", "cubic_linux", "cubic", "highspeed", "scalable", "htcp", "bic", "hybla",
-              "illinois", "veno", "westwood_plus", "yeah", "lp"]
+              "illinois", "veno", "westwood_plus", "vegas", "compound", "fast", "yeah", "lp"]
 
 rates = st.sampled_from(["500kbps", "1Mbps", "2Mbps", "5Mbps", "10Mbps", 3e6, "1.5Mb/s"])
 fast_rates = st.sampled_from(["10Mbps", "20Mbps", "100Mbps", 5e7])
@@ -72,6 +72,7 @@ def tcp_options(draw) -> dict:
         "rtt_sample_interval": st.sampled_from([0, "1ms", "10ms"]),
         "sack": st.booleans(),
         "pacing": st.sampled_from(["off", "window"]),
+        "ecn": st.booleans(),
     }
     keys = draw(st.lists(st.sampled_from(sorted(pool)), max_size=5, unique=True))
     return {k: draw(pool[k]) for k in keys}

@@ -270,6 +270,7 @@ ENUMERATIONS = {  # corpus paths -> a mutation whose error lists the allowed val
     tuple(f"generators[].{d}.dist" for d in ("size", "think", "pages", "reading", "session_gap")):
         setter("generators.0.size", {"dist": UNKNOWN}),
     ("flows[].tcp.pacing", "generators[].tcp.pacing"): setter("flows.0.tcp", {"pacing": UNKNOWN}),
+    ("pcap[].at",): setter("pcap.0.at", UNKNOWN),
     ("flows[].cc_params.error", "generators[].cc_params.error"):
         setter("flows.0", lambda flow: {**flow, "cc": "rfs", "cc_params": {"error": UNKNOWN}}),
     tuple(f"{q}.type" for q in ("links[].queue", "links[].queue_ab", "links[].queue_ba",

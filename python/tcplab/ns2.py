@@ -88,6 +88,8 @@ def _check_flow(i: int, f: dict) -> None:
         raise Ns2Error(f"flows[{i}].tcp.delack_count: ns-2's TCPSink/DelAck acknowledges every 2nd segment only")
     if t.get("sack") and f["cc"] not in ("newreno", "reno", *LINUX_CA):
         raise Ns2Error(f"flows[{i}].tcp.sack: ns-2's Agent/TCP/Sack1 is a Reno/NewReno sender, not {f['cc']}")
+    if t.get("ecn") and f["cc"] in LINUX_CA:
+        raise Ns2Error(f"flows[{i}].tcp.ecn: ECN is translated for ns-2's own agents only, not for TCP-Linux ({f['cc']})")
     if t.get("pacing", "off") != "off":
         raise Ns2Error(f"flows[{i}].tcp.pacing: ns-2's TCP agents do not pace")
     if t.get("rtt_sample_interval", 0.0) > 0 and not t["timestamps"]:
@@ -275,6 +277,7 @@ def tcl_script(
             f"$tcp({i}) set syn_ false",
             f"$tcp({i}) set delay_growth_ false",
             f"$tcp({i}) set singledup_ {1 if t.get('limited_transmit') else 0}",
+            f"$tcp({i}) set ecn_ {1 if t.get('ecn') else 0}",
             # ns-2's random send overhead: each packet waits U[0, overhead_] before it goes out.
             f"$tcp({i}) set overhead_ {_num(t.get('send_jitter', 0.0))}",
         ]

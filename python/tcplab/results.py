@@ -22,9 +22,9 @@ from tcplab.scenario import as_spec, to_json
 if TYPE_CHECKING:
     import pandas as pd
 
-TABLES = ("flows", "links", "flow_ts", "link_ts", "events", "lans", "parallel_intervals", "generators")
+TABLES = ("flows", "links", "flow_ts", "link_ts", "events", "lans", "parallel_intervals", "generators", "drops")
 # Tables added later: results saved before them load with an empty frame.
-_OPTIONAL_TABLES = ("lans", "parallel_intervals", "generators")
+_OPTIONAL_TABLES = ("lans", "parallel_intervals", "generators", "drops")
 
 
 def _empty_frame() -> pd.DataFrame:
@@ -48,6 +48,9 @@ class Results:
       completed flows' totals (segments, Σ completion time, Σ size/completion time,
       delivered bytes, retransmissions, timeouts); a generator with ``record = "summary"``
       appears only here, not in ``flows``
+    - ``drops``: with ``sim.drop_trace = true``, one row per dropped packet: ``time, hop``
+      (the links table's row, or a LAN hop), ``src, dst, reason`` (queue, aqm, loss),
+      ``flow, kind, seq, size, ecn``; empty otherwise
     - ``pcaps``: packet captures requested by the spec (name -> pcap bytes)
     - ``summary``: seed, duration, event count, wall times, and ``spec``, the normalised spec
       with every effective default
@@ -66,6 +69,7 @@ class Results:
     lans: pd.DataFrame = field(default_factory=_empty_frame)
     parallel_intervals: pd.DataFrame = field(default_factory=_empty_frame)
     generators: pd.DataFrame = field(default_factory=_empty_frame)
+    drops: pd.DataFrame = field(default_factory=_empty_frame)
 
     _normalised_spec: dict | None = field(default=None, init=False, repr=False, compare=False)
 

@@ -114,6 +114,9 @@ pub struct RunOutput {
     pub parallel_intervals: Table,
     /// One row per flow generator (created and completed flows, totals).
     pub generators: Table,
+    /// With `sim.drop_trace`: one row per dropped packet (`time, hop, src, dst, reason,
+    /// flow, kind, seq, size, ecn`); empty otherwise.
+    pub drops: Table,
     /// Packet captures requested by the spec's `[[pcap]]` entries: (name "a-b", pcap bytes).
     pub pcaps: Vec<(String, Vec<u8>)>,
     /// JSON object: seed, duration, events, setup_seconds, loop_seconds, packets_forwarded,
@@ -197,6 +200,7 @@ pub fn run_with_progress(
         lans: out.lans,
         parallel_intervals: out.parallel_intervals,
         generators: out.generators,
+        drops: out.drops,
         pcaps: out.pcaps,
         summary_json: summary.to_string(),
     })

@@ -250,6 +250,120 @@ fn pcap_capture_of_a_link_direction() {
     }
 }
 
+/// The (seq field, TCP flags) of every TCP record of a pcap file (raw IPv4, 40-byte headers).
+fn pcap_records(data: &[u8]) -> Vec<(u32, u8)> {
+    let mut out = Vec::new();
+    let mut at = 24;
+    while at + 16 <= data.len() {
+        let caplen = u32::from_le_bytes(data[at + 8..at + 12].try_into().unwrap()) as usize;
+        let ip = &data[at + 16..at + 16 + caplen];
+        out.push((u32::from_be_bytes(ip[24..28].try_into().unwrap()), ip[33]));
+        at += 16 + caplen;
+    }
+    out
+}
+
+#[test]
+fn a_capture_at_a_link_entry_shows_the_packets_its_queue_and_loss_drop() {
+    let spec = serde_json::json!({
+        "sim": {"duration": 20.0},
+        "dumbbell": {"pairs": 3,
+            "bottleneck": {"rate": "2Mbps", "delay": "20ms", "queue": 8, "loss": 0.01},
+            "access": {"rate": "100Mbps", "delay": "1ms", "queue": 1000}},
+        "flows": [{"src": "s{i}", "dst": "d{i}", "count": 3}],
+        "pcap": [{"a": "r1", "b": "r2"}, {"a": "r1", "b": "r2", "at": "entry"}]
+    })
+    .to_string();
+    let out = api::run(&spec, 1).unwrap();
+    let names: Vec<&str> = out.pcaps.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["r1-r2", "r1-r2.entry"]);
+    let (exit, entry) = (pcap_records(&out.pcaps[0].1), pcap_records(&out.pcaps[1].1));
+    let link = |c: &str| col(&out, "links", c)[0];
+    assert_eq!(
+        entry.len() as f64,
+        link("arrivals"),
+        "every packet offered, dropped ones too"
+    );
+    assert_eq!(exit.len() as f64, link("departures"));
+    let dropped = link("drops_queue") + link("drops_loss") + link("in_system");
+    assert!(link("drops_queue") > 0.0 && link("drops_loss") > 0.0);
+    assert_eq!((entry.len() - exit.len()) as f64, dropped);
+    // what left is what entered, less the drops, in the same order
+    let mut left = exit.iter().peekable();
+    let mut missing = 0;
+    for r in &entry {
+        if left.peek() == Some(&r) {
+            left.next();
+        } else {
+            missing += 1;
+        }
+    }
+    assert!(left.next().is_none());
+    assert_eq!(missing as f64, dropped);
+    let bad = spec.replace(r#""at":"entry""#, r#""at":"middle""#);
+    assert_ne!(bad, spec);
+    match api::run(&bad, 1) {
+        Err(api::Error::Scenario(m)) => {
+            assert_eq!(m, "pcap[1].at: \"middle\" is not allowed; allowed: exit, entry")
+        }
+        other => panic!("expected a scenario error, got {:?}", other.map(|_| ())),
+    }
+}
+
+#[test]
+fn the_drop_trace_has_one_row_per_drop_the_links_table_counts() {
+    let spec = serde_json::json!({
+        "sim": {"duration": 20.0, "drop_trace": true},
+        "dumbbell": {"pairs": 4,
+            "bottleneck": {"rate": "2Mbps", "delay": "20ms", "loss": 0.01,
+                           "queue": {"type": "red", "limit": 25, "min_th": 3, "max_th": 9}},
+            "access": {"rate": "100Mbps", "delay": "1ms", "queue": 1000, "loss": 0.002}},
+        "flows": [{"src": "s{i}", "dst": "d{i}", "count": 4}]
+    })
+    .to_string();
+    let out = api::run(&spec, 1).unwrap();
+    let d = &out.drops;
+    let hops = d.f64s("hop");
+    let reasons = match d.column("reason") {
+        Some(Column::Str(v)) => v.clone(),
+        _ => panic!("no reason column"),
+    };
+    let count = |hop: usize, why: &[&str]| {
+        hops.iter()
+            .zip(&reasons)
+            .filter(|(h, r)| **h as usize == hop && why.contains(&r.as_str()))
+            .count() as f64
+    };
+    let links = col(&out, "links", "drops_queue").len();
+    let mut total = 0.0;
+    for h in 0..links {
+        let c = |name: &str| col(&out, "links", name)[h];
+        assert_eq!(count(h, &["queue", "aqm"]), c("drops_queue"), "hop {h}");
+        assert_eq!(count(h, &["loss"]), c("drops_loss"), "hop {h}");
+        total += c("drops_queue") + c("drops_loss");
+    }
+    assert_eq!(hops.len() as f64, total);
+    assert_eq!(count(0, &["aqm"]), col(&out, "links", "drops_aqm")[0]);
+    assert!(count(0, &["aqm"]) > 0.0);
+    assert!(count(0, &["loss"]) > 0.0 && count(2, &["loss"]) + count(3, &["loss"]) > 0.0);
+    let times = d.f64s("time");
+    assert!(times.windows(2).all(|w| w[0] <= w[1]), "in the order of the drops");
+    // without the option the table is empty
+    let off = spec.replace(r#""drop_trace":true"#, r#""drop_trace":false"#);
+    assert_ne!(off, spec);
+    let plain = api::run(&off, 1).unwrap();
+    assert_eq!(plain.drops.f64s("hop").len(), 0);
+    assert_eq!(
+        col(&plain, "links", "drops_queue"),
+        col(&out, "links", "drops_queue"),
+        "tracing changes nothing"
+    );
+    match api::run(&spec.replace(r#""drop_trace":true"#, r#""drop_trace":1"#), 1) {
+        Err(api::Error::Scenario(m)) => assert_eq!(m, "sim.drop_trace: expected true or false, got 1"),
+        other => panic!("expected a scenario error, got {:?}", other.map(|_| ())),
+    }
+}
+
 fn gen_retired(o: &RunOutput) -> f64 {
     col(o, "generators", "retired")[0]
 }

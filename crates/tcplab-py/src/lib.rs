@@ -124,7 +124,7 @@ fn table_to_dict<'py>(py: Python<'py>, np: &Bound<'py, PyModule>, t: Table) -> P
 }
 
 /// The names of a run's tables, in the order they are returned.
-const TABLES: [&str; 8] = [
+const TABLES: [&str; 9] = [
     "flows",
     "links",
     "flow_ts",
@@ -133,12 +133,13 @@ const TABLES: [&str; 8] = [
     "lans",
     "parallel_intervals",
     "generators",
+    "drops",
 ];
 
 /// Run one simulation (optionally bounded by `wall_limit` seconds of wall-clock time).
 ///
 /// Returns a dict with the tables `flows`, `links`, `flow_ts`, `link_ts`, `events`, `lans`,
-/// `parallel_intervals`, `generators`, `pcaps` (name -> pcap bytes) and `summary` (a dict;
+/// `parallel_intervals`, `generators`, `drops`, `pcaps` (name -> pcap bytes) and `summary` (a dict;
 /// its `spec` is the normalised spec, or, when that is over 1 MiB as JSON, `spec_input` is
 /// the spec as given, with `spec_sizes` and `spec_omitted`).
 ///
@@ -216,6 +217,7 @@ fn run(
         lans,
         parallel_intervals,
         generators,
+        drops,
         pcaps,
         summary_json,
     } = out;
@@ -228,6 +230,7 @@ fn run(
         lans,
         parallel_intervals,
         generators,
+        drops,
     ];
     let d = PyDict::new_bound(py);
     if parquet {

@@ -8,10 +8,12 @@ use crate::sim::{Rng, Time};
 use std::collections::BTreeMap;
 
 mod bic;
+mod compound;
 mod cubic;
 mod cubic_linux;
 mod esse;
 pub mod fair_share;
+mod fast;
 mod highspeed;
 mod htcp;
 mod hybla;
@@ -24,6 +26,7 @@ mod rfs;
 mod scalable;
 mod sender_side_mods;
 mod tahoe;
+mod vegas;
 mod veno;
 mod westwood;
 mod westwood_plus;
@@ -287,6 +290,9 @@ pub const REGISTRY: &[(&str, Constructor)] = &[
     ("illinois", illinois::Illinois::create),
     ("veno", veno::Veno::create),
     ("westwood_plus", westwood_plus::WestwoodPlus::create),
+    ("vegas", vegas::Vegas::create),
+    ("compound", compound::Compound::create),
+    ("fast", fast::Fast::create),
     ("yeah", yeah::Yeah::create),
     ("lp", lp::Lp::create),
 ];

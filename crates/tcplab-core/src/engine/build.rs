@@ -2,7 +2,7 @@
 //! generators, the observers, and the first events, component by component.
 use super::{Components, World};
 use crate::api::Error;
-use crate::net::{topology, Route, Router};
+use crate::net::{topology, DropTrace, EntryTap, Route, Router};
 use crate::observe::{Capture, Observer};
 use crate::scenario::Spec;
 use crate::share::Share;
@@ -30,6 +30,15 @@ impl World {
         // The set-up's temporaries go before the flows are built (their memory is reused).
         drop(graph);
         let capture = Capture::new(&spec, &node_index, &net);
+        if spec.sim.drop_trace {
+            net.drop_trace = Some(DropTrace::default());
+        }
+        if let Some(hops) = capture.entry_hops() {
+            net.entry_tap = Some(Box::new(EntryTap {
+                hops,
+                offered: Vec::new(),
+            }));
+        }
         drop(node_index);
         let mut route = |what: &str| -> Result<Route, Error> {
             let (fwd, rev) = (routes.next().flatten(), routes.next().flatten());

@@ -39,6 +39,9 @@ impl Dispatch for Components {
             Ev::Traffic(e) => self.on_traffic(k, now, e),
             Ev::Observe(e) => self.obs.handle(now, e, k, &self.tcp.flows, &mut self.net.links),
         }
+        if self.net.entry_tap.as_ref().is_some_and(|t| !t.offered.is_empty()) {
+            self.record_entries(k);
+        }
         if self.tcp.retiring() {
             self.tcp.retire_quiet_flows(&self.net, &mut self.traffic.generators);
         }
@@ -66,6 +69,29 @@ impl Components {
         match c.packet.kind {
             Kind::Datagram => self.traffic.cbr.received(c.packet.flow),
             _ => self.tcp.deliver(now, c.packet, &mut env!(self, k)),
+        }
+    }
+
+    /// The packets offered to hops captured at their entry go into their capture files.
+    #[cold]
+    #[inline(never)]
+    fn record_entries(&mut self, k: &mut Kernel) {
+        let Some(tap) = self.net.entry_tap.as_deref_mut() else {
+            return;
+        };
+        let mut offered = std::mem::take(&mut tap.offered);
+        for &(time, hop, pkt) in &offered {
+            if let Some(file) = self.obs.capture.entry_tap(hop) {
+                let f = pkt.flow;
+                let (ends, mss) = (self.net.route_ends(f), self.tcp.flows[f as usize].spec.tcp.mss);
+                if let Err(why) = self.obs.capture.record(file, time, &pkt, ends, mss) {
+                    k.fail(time, &why);
+                }
+            }
+        }
+        offered.clear();
+        if let Some(tap) = self.net.entry_tap.as_deref_mut() {
+            tap.offered = offered;
         }
     }
 

@@ -23,6 +23,7 @@ pub struct Output {
     pub lans: Table,
     pub parallel_intervals: Table,
     pub generators: Table,
+    pub drops: Table,
     pub pcaps: Vec<(String, Vec<u8>)>,
 }
 
@@ -71,7 +72,11 @@ impl World {
         wall_limit: Option<f64>,
         progress: Option<&mut dyn FnMut(f64, f64, u64) -> bool>,
     ) -> Result<(), String> {
-        self.k.run(&mut self.c, wall_limit, progress)
+        self.k.run(&mut self.c, wall_limit, progress)?;
+        if self.c.net.drop_trace.as_ref().is_some_and(|t| t.out_of_memory) {
+            return Err("out of memory for the drop trace (sim.drop_trace); trace a shorter run".into());
+        }
+        Ok(())
     }
 
     pub fn events(&self) -> u64 {
@@ -154,6 +159,8 @@ impl World {
         let lans = observe::lans_table(&c.net, &spec);
         let parallel_intervals = observe::intervals_table(&c.share.tcbi, &c.tcp.flows, &spec, end);
         let generators = observe::generators_table(&c.traffic.generators);
+        let drops = observe::drops_table(&c.net, &spec);
+        c.net.drop_trace = None;
         let duration = spec.sim.duration;
         let links = observe::links_table_consuming(std::mem::take(&mut c.net.links), spec, end);
         drop(c.net);
@@ -167,6 +174,7 @@ impl World {
             lans,
             parallel_intervals,
             generators,
+            drops,
             pcaps,
         }
     }

@@ -18,11 +18,11 @@ pub enum Enqueue {
 /// What a managed link's arrival-time discipline (droptail, red) decided.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Verdict {
-    Drop,
+    /// Drop it; `early`: the discipline's own decision (RED's early drop, counted in
+    /// `drops_aqm`), else a forced drop (no room, or RED's average beyond its drop region).
+    Drop { early: bool },
     /// Admit it (then [`LinkDir::admit`]); `mark`: set CE.
-    Accept {
-        mark: bool,
-    },
+    Accept { mark: bool },
 }
 
 /// A transmission that starts on a scheduled link: packet `p` (set CE if `mark`) until `end`.
@@ -263,8 +263,9 @@ impl LinkDir {
         match verdict {
             RedVerdict::DropForced | RedVerdict::DropEarly => {
                 self.drops_queue += 1;
-                aqm.drops_aqm += (verdict == RedVerdict::DropEarly) as u64;
-                Verdict::Drop
+                let early = verdict == RedVerdict::DropEarly;
+                aqm.drops_aqm += early as u64;
+                Verdict::Drop { early }
             }
             RedVerdict::Enqueue | RedVerdict::Mark => {
                 let mark = verdict == RedVerdict::Mark;
@@ -285,7 +286,7 @@ impl LinkDir {
         bytes: u32,
         flow: u32,
         ect: bool,
-        dropped: &mut Vec<u32>,
+        dropped: &mut Vec<(u32, bool)>,
     ) -> Option<Started> {
         let aqm = self.aqm.as_deref_mut().expect("a managed link");
         let Kind::Sched { queue, current } = &mut aqm.kind else {
@@ -313,7 +314,7 @@ impl LinkDir {
         for d in aqm.scratch.drain(..) {
             self.in_system -= 1;
             self.drops_queue += 1;
-            dropped.push(d.p);
+            dropped.push((d.p, false));
         }
         if idle {
             return self.start_next(now, dropped);
@@ -323,7 +324,7 @@ impl LinkDir {
 
     /// Scheduled path: the transmission in progress ends at `now`. The packet that was
     /// sent and when it reaches the far end (`None`: lost), and the next transmission.
-    pub fn sched_tx_end(&mut self, now: Time, dropped: &mut Vec<u32>) -> (u32, Option<Time>, Option<Started>) {
+    pub fn sched_tx_end(&mut self, now: Time, dropped: &mut Vec<(u32, bool)>) -> (u32, Option<Time>, Option<Started>) {
         let aqm = self.aqm.as_deref_mut().expect("a managed link");
         let Kind::Sched { current, .. } = &mut aqm.kind else {
             unreachable!("a scheduled link")
@@ -340,7 +341,7 @@ impl LinkDir {
     }
 
     /// Take the next packet from the scheduled queue, if any, and start sending it.
-    fn start_next(&mut self, now: Time, dropped: &mut Vec<u32>) -> Option<Started> {
+    fn start_next(&mut self, now: Time, dropped: &mut Vec<(u32, bool)>) -> Option<Started> {
         let aqm = self.aqm.as_deref_mut().expect("a managed link");
         let Kind::Sched { queue, current } = &mut aqm.kind else {
             unreachable!("a scheduled link")
@@ -353,7 +354,7 @@ impl LinkDir {
             self.in_system -= 1;
             self.drops_queue += 1;
             aqm.drops_aqm += 1;
-            dropped.push(d.p);
+            dropped.push((d.p, true));
         }
         let (it, mark) = next?;
         *current = Some(it.p);

@@ -66,8 +66,60 @@ pub struct Network {
     routes: Vec<Route>,
     /// Per flow id.
     attached: Vec<Attachment>,
-    /// Scratch: packets a queue discipline dropped, to free.
-    dropped: Vec<u32>,
+    /// Scratch: packets a queue discipline dropped, to free (and whether it decided the
+    /// drop itself: counted in `drops_aqm`).
+    dropped: Vec<(u32, bool)>,
+    /// Packets offered to the hops captured at their entry, for the capture to take.
+    pub entry_tap: Option<Box<EntryTap>>,
+    /// With `sim.drop_trace`: every packet dropped, in order.
+    pub drop_trace: Option<DropTrace>,
+}
+
+/// Why a hop dropped a packet (the links table's counters it is part of).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DropReason {
+    /// No room in the queue (`drops_queue`).
+    Queue,
+    /// The queue discipline decided: RED's drops, CoDel's (`drops_aqm`, part of `drops_queue`).
+    Aqm,
+    /// The hop's loss model, or a LAN frame lost to loss or collisions (`drops_loss`).
+    Loss,
+}
+
+impl DropReason {
+    pub fn name(self) -> &'static str {
+        match self {
+            DropReason::Queue => "queue",
+            DropReason::Aqm => "aqm",
+            DropReason::Loss => "loss",
+        }
+    }
+}
+
+/// A dropped packet: when, at which hop, why, and the packet as it was.
+#[derive(Debug, Clone, Copy)]
+pub struct DroppedPacket {
+    pub time: Time,
+    pub hop: u32,
+    pub reason: DropReason,
+    pub packet: Packet,
+}
+
+/// The drop trace; `out_of_memory` once a record could not be stored (the run then fails
+/// saying so rather than return a trace with holes).
+#[derive(Debug, Default)]
+pub struct DropTrace {
+    pub drops: Vec<DroppedPacket>,
+    pub out_of_memory: bool,
+}
+
+/// The packets offered to some hops (before their queue or loss model decides), kept until
+/// the capture takes them.
+pub struct EntryTap {
+    /// Per hop id: whether it is tapped.
+    pub hops: Vec<bool>,
+    /// (time, hop, packet as offered)
+    pub offered: Vec<(Time, u32, Packet)>,
 }
 
 impl Network {
@@ -80,6 +132,8 @@ impl Network {
             routes: Vec::new(),
             attached: Vec::new(),
             dropped: Vec::new(),
+            entry_tap: None,
+            drop_trace: None,
         }
     }
 
@@ -170,6 +224,41 @@ impl Network {
         self.depart(now, p, q);
     }
 
+    /// Drop packet `p` at hop `hop` (traced if the run traces drops) and free it.
+    fn drop_packet(&mut self, now: Time, hop: u32, p: u32, reason: DropReason) {
+        if self.drop_trace.is_some() {
+            self.trace_drop(now, hop, p, reason);
+        }
+        self.release(p);
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn trace_drop(&mut self, now: Time, hop: u32, p: u32, reason: DropReason) {
+        let packet = *self.pool.get(p);
+        let Some(t) = self.drop_trace.as_mut() else {
+            return;
+        };
+        if t.out_of_memory || t.drops.try_reserve(1).is_err() {
+            t.out_of_memory = true;
+            return;
+        }
+        t.drops.push(DroppedPacket {
+            time: now,
+            hop,
+            reason,
+            packet,
+        });
+    }
+
+    /// The hop packet `p` is at on its path.
+    fn hop_of(&self, p: u32) -> u32 {
+        let pkt = self.pool.get(p);
+        let route = self.route(pkt.flow);
+        let path = if pkt.kind.forward() { &route.fwd } else { &route.rev };
+        path[pkt.hop as usize]
+    }
+
     /// Free a packet, and count it out of its flow.
     fn release(&mut self, p: u32) {
         let f = self.pool.get(p).flow;
@@ -179,6 +268,9 @@ impl Network {
 
     #[inline(always)]
     fn offer(&mut self, now: Time, hop: u32, p: u32, q: &mut Queue) {
+        if self.entry_tap.is_some() {
+            self.tap_entry(now, hop, p);
+        }
         let size = self.pool.get(p).size;
         let Some(l) = self.links.get_mut(hop as usize) else {
             return self.offer_lan(now, hop, p, size, q);
@@ -190,8 +282,20 @@ impl Network {
                     q.schedule_key(key, NetEv::LinkArrive(hop));
                 }
             }
-            Enqueue::QueueDrop | Enqueue::Lost => self.release(p),
+            Enqueue::QueueDrop => self.drop_packet(now, hop, p, DropReason::Queue),
+            Enqueue::Lost => self.drop_packet(now, hop, p, DropReason::Loss),
             Enqueue::Managed => self.offer_managed(now, hop, p, q),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn tap_entry(&mut self, now: Time, hop: u32, p: u32) {
+        let pkt = *self.pool.get(p);
+        if let Some(t) = self.entry_tap.as_deref_mut() {
+            if t.hops.get(hop as usize).copied().unwrap_or(false) {
+                t.offered.push((now, hop, pkt));
+            }
         }
     }
 
@@ -207,14 +311,15 @@ impl Network {
             if let Some(s) = l.sched_arrive(now, p, pkt.size, pkt.flow, pkt.ecn.is_ect(), &mut dropped) {
                 self.start_tx(hop, s, q);
             }
-            self.release_dropped(dropped);
+            self.release_dropped(now, hop, dropped);
             return;
         }
         match l.managed_verdict(now, pkt.ecn.is_ect()) {
-            Verdict::Drop => self.release(p),
+            Verdict::Drop { early: true } => self.drop_packet(now, hop, p, DropReason::Aqm),
+            Verdict::Drop { early: false } => self.drop_packet(now, hop, p, DropReason::Queue),
             Verdict::Accept { mark } => {
                 if mark {
-                    self.pool.get_mut(p).ecn = Ecn::Ce;
+                    self.pool.get_mut(p).ecn.set_codepoint(Ecn::Ce);
                 }
                 let l = &mut self.links[hop as usize];
                 match l.admit(now, pkt.size) {
@@ -224,7 +329,8 @@ impl Network {
                             q.schedule_key(key, NetEv::LinkArrive(hop));
                         }
                     }
-                    _ => self.release(p),
+                    Enqueue::Lost => self.drop_packet(now, hop, p, DropReason::Loss),
+                    _ => self.drop_packet(now, hop, p, DropReason::Queue),
                 }
             }
         }
@@ -233,7 +339,7 @@ impl Network {
     /// A scheduled link starts sending a packet.
     fn start_tx(&mut self, hop: u32, s: Started, q: &mut Queue) {
         if s.mark {
-            self.pool.get_mut(s.p).ecn = Ecn::Ce;
+            self.pool.get_mut(s.p).ecn.set_codepoint(Ecn::Ce);
         }
         q.at(s.end, NetEv::LinkTxEnd(hop));
     }
@@ -252,17 +358,18 @@ impl Network {
                     q.schedule_key(key, NetEv::LinkArrive(hop));
                 }
             }
-            None => self.release(done),
+            None => self.drop_packet(now, hop, done, DropReason::Loss),
         }
         if let Some(s) = next {
             self.start_tx(hop, s, q);
         }
-        self.release_dropped(dropped);
+        self.release_dropped(now, hop, dropped);
     }
 
-    fn release_dropped(&mut self, mut dropped: Vec<u32>) {
-        for &d in &dropped {
-            self.release(d);
+    fn release_dropped(&mut self, now: Time, hop: u32, mut dropped: Vec<(u32, bool)>) {
+        for &(d, aqm) in &dropped {
+            let reason = if aqm { DropReason::Aqm } else { DropReason::Queue };
+            self.drop_packet(now, hop, d, reason);
         }
         dropped.clear();
         self.dropped = dropped;
@@ -275,7 +382,7 @@ impl Network {
         match self.lans[h.lan as usize].enqueue(now, h.iface, p, size) {
             LanEnqueue::Transmitting(end) => q.at(end, NetEv::LanTxEnd(h.lan)),
             LanEnqueue::Queued => {}
-            LanEnqueue::QueueDrop => self.release(p),
+            LanEnqueue::QueueDrop => self.drop_packet(now, hop, p, DropReason::Queue),
         }
         if let Some((t, g)) = self.lans[h.lan as usize].csma_schedule() {
             q.at(t, NetEv::LanMac(h.lan, g));
@@ -299,7 +406,10 @@ impl Network {
                 let r = self.lans[l as usize].tx_end(now);
                 match r.arrives {
                     Some(at) => q.at(at, NetEv::Arrive(r.packet)),
-                    None => self.release(r.packet),
+                    None => {
+                        let hop = self.hop_of(r.packet);
+                        self.drop_packet(now, hop, r.packet, DropReason::Loss);
+                    }
                 }
                 if let Some(end) = r.next_end {
                     q.at(end, NetEv::LanTxEnd(l));
@@ -323,7 +433,10 @@ impl Network {
         for r in out {
             match r.arrives {
                 Some(at) => q.at(at, NetEv::Arrive(r.packet)),
-                None => self.release(r.packet),
+                None => {
+                    let hop = self.hop_of(r.packet);
+                    self.drop_packet(now, hop, r.packet, DropReason::Loss);
+                }
             }
         }
     }

@@ -21,6 +21,82 @@ impl Ecn {
     pub fn is_ect(self) -> bool {
         self != Ecn::NotEct
     }
+
+    fn from_bits(b: u8) -> Ecn {
+        match b & 0b11 {
+            0b00 => Ecn::NotEct,
+            0b01 => Ecn::Ect1,
+            0b10 => Ecn::Ect0,
+            _ => Ecn::Ce,
+        }
+    }
+}
+
+/// The ECN bits a packet carries in one byte (the packet record stays 40 bytes): the IP
+/// header's codepoint (RFC 3168 §5) and the TCP header's ECE and CWR flags (§6.1).
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
+pub struct EcnBits(u8);
+
+impl EcnBits {
+    const ECE: u8 = 0x40;
+    const CWR: u8 = 0x80;
+
+    pub fn codepoint(self) -> Ecn {
+        Ecn::from_bits(self.0)
+    }
+
+    pub fn set_codepoint(&mut self, c: Ecn) {
+        self.0 = (self.0 & !0b11) | c as u8;
+    }
+
+    #[inline]
+    pub fn is_ect(self) -> bool {
+        self.codepoint().is_ect()
+    }
+
+    /// ECN-Echo: the receiver saw Congestion Experienced and the sender has not yet
+    /// confirmed its reduction (ACKs; on a SYN or SYN-ACK, ECN set-up).
+    pub fn ece(self) -> bool {
+        self.0 & Self::ECE != 0
+    }
+
+    pub fn set_ece(&mut self, on: bool) {
+        self.0 = if on { self.0 | Self::ECE } else { self.0 & !Self::ECE };
+    }
+
+    /// Congestion Window Reduced: the sender reduced its window after an ECN-Echo (data;
+    /// on a SYN, ECN set-up).
+    pub fn cwr(self) -> bool {
+        self.0 & Self::CWR != 0
+    }
+
+    pub fn set_cwr(&mut self, on: bool) {
+        self.0 = if on { self.0 | Self::CWR } else { self.0 & !Self::CWR };
+    }
+
+    /// The TCP header's flags byte bits for ECE (0x40) and CWR (0x80).
+    pub fn tcp_flags(self) -> u8 {
+        self.0 & (Self::ECE | Self::CWR)
+    }
+}
+
+impl From<Ecn> for EcnBits {
+    fn from(c: Ecn) -> EcnBits {
+        EcnBits(c as u8)
+    }
+}
+
+impl std::fmt::Debug for EcnBits {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.codepoint())?;
+        if self.ece() {
+            f.write_str("+ECE")?;
+        }
+        if self.cwr() {
+            f.write_str("+CWR")?;
+        }
+        Ok(())
+    }
 }
 
 /// A packet in flight. Packets live in a [`PacketPool`] and are referred to by index.
@@ -37,8 +113,8 @@ pub struct Packet {
     pub ts_echo: Time,
     /// An ACK's SACK blocks (`Tx::sack`).
     pub sack: u32,
-    /// The ECN codepoint; Not-ECT unless the sender sets it.
-    pub ecn: Ecn,
+    /// The ECN codepoint (Not-ECT unless the sender sets it) and the TCP ECN flags.
+    pub ecn: EcnBits,
 }
 
 /// An arena of packets with a free list: no allocation per packet in steady state.

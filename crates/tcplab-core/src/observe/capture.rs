@@ -6,8 +6,10 @@ use crate::sim::Time;
 use std::collections::HashMap;
 
 pub struct Capture {
-    /// Per hop: index into `files` if captured.
+    /// Per hop: index into `files` if captured where packets leave it (reach its far end).
     by_hop: Vec<Option<u32>>,
+    /// Per hop: index into `files` if captured where packets enter it (empty: none is).
+    by_hop_entry: Vec<Option<u32>>,
     files: Vec<(String, PcapWriter)>,
 }
 
@@ -19,15 +21,38 @@ impl Capture {
         } else {
             vec![None; net.hops()]
         };
+        let mut by_hop_entry = Vec::new();
         let mut files = Vec::new();
         for c in &spec.pcap {
             let (a, b) = (node_index[c.a.as_str()], node_index[c.b.as_str()]);
             if let Some(h) = net.find_hop(a, b) {
-                by_hop[h as usize] = Some(files.len() as u32);
-                files.push((format!("{}-{}", c.a, c.b), PcapWriter::new()));
+                let (table, name) = if c.at == "entry" {
+                    if by_hop_entry.is_empty() {
+                        by_hop_entry = vec![None; net.hops()];
+                    }
+                    (&mut by_hop_entry, format!("{}-{}.entry", c.a, c.b))
+                } else {
+                    (&mut by_hop, format!("{}-{}", c.a, c.b))
+                };
+                table[h as usize] = Some(files.len() as u32);
+                files.push((name, PcapWriter::new()));
             }
         }
-        Capture { by_hop, files }
+        Capture {
+            by_hop,
+            by_hop_entry,
+            files,
+        }
+    }
+
+    /// Per hop, whether packets are captured where they enter it (`None`: on no hop).
+    pub fn entry_hops(&self) -> Option<Vec<bool>> {
+        (!self.by_hop_entry.is_empty()).then(|| self.by_hop_entry.iter().map(Option::is_some).collect())
+    }
+
+    /// The capture file of a hop's entry, if it is captured there.
+    pub fn entry_tap(&self, hop: u32) -> Option<u32> {
+        self.by_hop_entry.get(hop as usize).copied().flatten()
     }
 
     /// The capture file of a hop, if it is captured.
@@ -56,7 +81,7 @@ impl Capture {
             seq: pkt.seq,
             mss,
             wire_bytes: pkt.size,
-            ecn: pkt.ecn as u8,
+            ecn: pkt.ecn,
         });
         if recorded {
             return Ok(());

@@ -45,14 +45,19 @@ const FLOW_COLUMNS: &[(&str, Col)] = &[
     ("tcbi_source", Col::S),
 ];
 
+/// Columns added when some flow uses ECN (`tcp.ecn`): data segments its receiver got marked
+/// Congestion Experienced, and its sender's window reductions in response to ECN-Echo.
+const ECN_COLUMNS: &[(&str, Col)] = &[("ecn_ce_received", Col::U), ("ecn_reductions", Col::U)];
+
 const EVENT_COLUMNS: &[(&str, Col)] = &[("time", Col::F), ("flow", Col::U), ("event", Col::S), ("value", Col::F)];
 
 /// One row per flow; `duration` is the run's (flows that did not complete are measured
 /// to the end of the run).
 pub fn flows_table(flows: &FlowTable, traffic: &Traffic, tcbi: &Sharing, duration: f64) -> Table {
-    let mut t = TableBuilder::with_capacity(FLOW_COLUMNS, rows(flows, traffic));
+    let ecn = uses_ecn(flows);
+    let mut t = TableBuilder::with_capacity(&columns(ecn), rows(flows, traffic));
     for (i, f) in flows.iter() {
-        row(&mut t, i, f, None, traffic, tcbi, duration);
+        row(&mut t, i, f, None, traffic, tcbi, duration, ecn);
     }
     t.build()
 }
@@ -61,15 +66,28 @@ pub fn flows_table(flows: &FlowTable, traffic: &Traffic, tcbi: &Sharing, duratio
 /// flows shrink: a large run does not hold both). A flow whose spec is no longer shared
 /// (the world's spec is gone) gives its name and ends to the table instead of copies.
 pub fn flows_table_consuming(flows: FlowTable, traffic: &Traffic, tcbi: &Sharing, duration: f64) -> Table {
-    let mut t = TableBuilder::with_capacity(FLOW_COLUMNS, rows(&flows, traffic));
+    let ecn = uses_ecn(&flows);
+    let mut t = TableBuilder::with_capacity(&columns(ecn), rows(&flows, traffic));
     for (i, mut f) in flows.into_flows() {
         let names = Arc::get_mut(&mut f.spec).map(|s| {
             let take = std::mem::take::<String>;
             [take(&mut s.name), take(&mut s.src), take(&mut s.dst)]
         });
-        row(&mut t, i, &f, names, traffic, tcbi, duration);
+        row(&mut t, i, &f, names, traffic, tcbi, duration, ecn);
     }
     t.build()
+}
+
+fn uses_ecn(flows: &FlowTable) -> bool {
+    flows.iter().any(|(_, f)| f.spec.tcp.ecn)
+}
+
+fn columns(ecn: bool) -> Vec<(&'static str, Col)> {
+    let mut c = FLOW_COLUMNS.to_vec();
+    if ecn {
+        c.extend_from_slice(ECN_COLUMNS);
+    }
+    c
 }
 
 /// Flows with a row (all but those of summary generators).
@@ -83,6 +101,7 @@ fn has_row(f: &Flow, traffic: &Traffic) -> bool {
 
 /// Flow `i`'s row; `names`: its name, source and destination, when they were taken out of
 /// its spec (else they are copied from it).
+#[allow(clippy::too_many_arguments)]
 fn row(
     t: &mut TableBuilder,
     i: usize,
@@ -91,11 +110,16 @@ fn row(
     traffic: &Traffic,
     tcbi: &Sharing,
     duration: f64,
+    ecn: bool,
 ) {
     if has_row(f, traffic) {
         identity_columns(t, i, f, names, traffic);
         transfer_columns(t, i, f, traffic, duration);
         control_block_columns(t, f, tcbi);
+        if ecn {
+            t.u("ecn_ce_received", f.receiver.ce_received);
+            t.u("ecn_reductions", f.sender.stats.ecn_reductions);
+        }
     }
 }
 

@@ -11,6 +11,7 @@
 //!   output tables. A new output column is one line in a column list and one in its row.
 mod capture;
 mod conn;
+mod drops;
 mod flows;
 mod generators;
 mod network;
@@ -23,6 +24,7 @@ mod thrift;
 
 pub use capture::Capture;
 pub use conn::{ConnStats, InitRecord};
+pub use drops::drops_table;
 pub use flows::{events_table, flows_table, flows_table_consuming};
 pub use generators::generators_table;
 pub use network::{lans_table, links_table, links_table_consuming};

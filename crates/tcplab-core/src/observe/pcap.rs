@@ -1,6 +1,7 @@
 //! Packet captures in pcap format (nanosecond timestamps, raw IPv4), readable by tshark
 //! and Wireshark. Headers are real IPv4/TCP/UDP headers; payload bytes are not stored
 //! (caplen covers the headers, origlen is the size on the wire).
+use crate::net::EcnBits;
 use crate::sim::Time;
 use crate::tcp::Kind;
 
@@ -18,8 +19,8 @@ pub struct CapturedPacket {
     pub seq: u64,
     pub mss: u32,
     pub wire_bytes: u32,
-    /// The ECN codepoint (the low two bits of the TOS byte).
-    pub ecn: u8,
+    /// The ECN codepoint (the low two bits of the TOS byte) and the TCP ECE/CWR flags.
+    pub ecn: EcnBits,
 }
 
 /// An in-memory pcap file.
@@ -70,7 +71,7 @@ impl PcapWriter {
         let l4_len: usize = if udp { 8 } else { 20 };
         let mut h = Vec::with_capacity(20 + l4_len);
         let total = p.wire_bytes.clamp((20 + l4_len) as u32, 65535) as u16;
-        h.extend_from_slice(&[0x45, p.ecn & 0b11]);
+        h.extend_from_slice(&[0x45, p.ecn.codepoint() as u8]);
         h.extend_from_slice(&total.to_be_bytes());
         h.extend_from_slice(&((self.packets & 0xffff) as u16).to_be_bytes());
         h.extend_from_slice(&[0x40, 0, 64, if udp { 17 } else { 6 }, 0, 0]);
@@ -97,7 +98,7 @@ impl PcapWriter {
             };
             h.extend_from_slice(&seq.to_be_bytes());
             h.extend_from_slice(&ack.to_be_bytes());
-            h.extend_from_slice(&[0x50, flags, 0xff, 0xff, 0, 0, 0, 0]);
+            h.extend_from_slice(&[0x50, flags | p.ecn.tcp_flags(), 0xff, 0xff, 0, 0, 0, 0]);
         }
         if self.buf.try_reserve(16 + h.len()).is_err() {
             return false;
@@ -132,7 +133,11 @@ mod tests {
             seq: 2,
             mss: 1000,
             wire_bytes: 1040,
-            ecn: 0b11,
+            ecn: {
+                let mut e = EcnBits::from(crate::net::Ecn::Ce);
+                e.set_cwr(true);
+                e
+            },
         });
         let r = &w.buf[24..];
         assert_eq!(u32::from_le_bytes(r[0..4].try_into().unwrap()), 1);
@@ -149,5 +154,6 @@ mod tests {
         assert_eq!(ipv4_checksum(&ip[..20]), 0, "a valid header sums to zero");
         assert_eq!(&ip[12..16], &[10, 0, 0, 1]);
         assert_eq!(u32::from_be_bytes(ip[24..28].try_into().unwrap()), 2001);
+        assert_eq!(ip[33], 0x18 | 0x80, "PSH+ACK with CWR in the TCP flags");
     }
 }

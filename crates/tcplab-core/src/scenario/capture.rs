@@ -4,12 +4,22 @@ use super::{LanSpec, LinkSpec, SpecError};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 
-/// Capture the packets that cross the link from `a` to `b` (as the far end receives them).
+/// Capture the packets on the link from `a` to `b`: at its far end (`at = "exit"`, the
+/// packets that crossed it) or where they enter it (`at = "entry"`, every packet offered to
+/// it, those its queue or loss model then drops included).
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct PcapSpec {
     pub a: String,
     pub b: String,
+    #[serde(default = "exit")]
+    pub at: String,
+}
+
+pub const CAPTURE_POINTS: &[&str] = &["exit", "entry"];
+
+fn exit() -> String {
+    "exit".to_string()
 }
 
 /// Every `[[pcap]]` entry names the two ends of a link, or two members of one LAN.
@@ -28,6 +38,12 @@ pub(super) fn check_pcap(pcap: &[PcapSpec], links: &[LinkSpec], lans: &[LanSpec]
         }
     }
     for (i, c) in pcap.iter().enumerate() {
+        if !CAPTURE_POINTS.contains(&c.at.as_str()) {
+            return err(
+                &format!("pcap[{i}].at"),
+                format!("{:?} is not allowed; allowed: {}", c.at, CAPTURE_POINTS.join(", ")),
+            );
+        }
         let on_link = linked.contains(&(c.a.as_str(), c.b.as_str()));
         let on_lan = c.a != c.b
             && match (lans_of.get(c.a.as_str()), lans_of.get(c.b.as_str())) {

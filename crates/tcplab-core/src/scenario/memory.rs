@@ -305,7 +305,20 @@ fn captured_packets(spec: &Spec, min_any_bits: f64) -> f64 {
                 .copied()
                 .or_else(on_lan)
                 .unwrap_or(0.0);
-            captured += rate * spec.sim.duration / min_any_bits;
+            // Packets enter a direction at most as fast as the links into its near end
+            // bring them, plus what the near end's own senders offer (taken as the
+            // direction's own rate: more waits in their windows or is dropped).
+            let offered = if c.at == "entry" {
+                rate + spec
+                    .links
+                    .iter()
+                    .filter(|l| l.a == c.a || l.b == c.a)
+                    .map(|l| l.rate)
+                    .sum::<f64>()
+            } else {
+                rate
+            };
+            captured += offered * spec.sim.duration / min_any_bits;
         }
     }
     captured

@@ -1,6 +1,6 @@
 //! The `[sim]` section: duration, sampling interval, seed and memory limit, and the bound on
 //! the rows the sampled time series may hold.
-use super::limits::{err, int_in, time_nonneg, time_pos, MAX_SAMPLE_ROWS};
+use super::limits::{boolean, err, int_in, time_nonneg, time_pos, MAX_SAMPLE_ROWS};
 use super::{units, Spec, SpecError};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -15,6 +15,8 @@ pub(super) struct RawSim {
     seed: Option<Value>,
     #[serde(default)]
     memory_limit: Option<Value>,
+    #[serde(default)]
+    drop_trace: Option<Value>,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -27,6 +29,10 @@ pub struct SimSpec {
     /// that the normalised form of a spec that does not set it is unchanged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_limit: Option<u64>,
+    /// Record every dropped packet in the `drops` table. Left out of the normalised form
+    /// when off, as `memory_limit`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub drop_trace: bool,
 }
 
 /// The limit when the spec sets none: the machine's physical memory (Linux:
@@ -67,11 +73,16 @@ pub(super) fn normalise_sim(raw: &RawSim) -> Result<SimSpec, SpecError> {
         Some(v) if !v.is_null() => Some(memory_limit("sim.memory_limit", v)?),
         _ => None,
     };
+    let drop_trace = match &raw.drop_trace {
+        Some(v) => boolean("sim.drop_trace", v)?,
+        None => false,
+    };
     Ok(SimSpec {
         duration,
         sample_interval,
         seed,
         memory_limit,
+        drop_trace,
     })
 }
 

@@ -53,6 +53,9 @@ pub struct TcpSpec {
     /// SACK: the receiver reports blocks (RFC 2018), the sender recovers with them (RFC 6675).
     #[serde(default)]
     pub sack: bool,
+    /// Explicit Congestion Notification (RFC 3168) at both ends.
+    #[serde(default)]
+    pub ecn: bool,
 }
 
 pub const PACING_MODES: &[&str] = &["off", "window", "rate"];
@@ -102,6 +105,7 @@ impl Default for TcpSpec {
             pacing_rate: 0.0,
             pacing_tick: default_pacing_tick(),
             sack: false,
+            ecn: false,
         }
     }
 }
@@ -159,6 +163,7 @@ pub(super) fn tcp_options(path: &str, raw: Option<&Map<String, Value>>) -> Resul
             "pacing_rate" => t.pacing_rate = rate_nonneg(&p, v)?,
             "pacing_tick" => t.pacing_tick = time_nonneg(&p, v)?,
             "sack" => t.sack = boolean(&p, v)?,
+            "ecn" => t.ecn = boolean(&p, v)?,
             "rwnd_bytes" => {
                 let b = units::parse_size(v).map_err(|m| SpecError(format!("{p}: {m}")))?;
                 let max = MAX_WINDOW * MAX_PACKET as f64;
@@ -170,7 +175,7 @@ pub(super) fn tcp_options(path: &str, raw: Option<&Map<String, Value>>) -> Resul
             _ => {
                 let allowed = "mss, header, ack_size, init_cwnd, init_ssthresh, rwnd, rwnd_bytes, delayed_ack, \
                                delack_timeout, delack_count, dupthresh, timestamps, min_rto, max_rto, \
-                               initial_rto, tick, handshake, limited_transmit, send_jitter, rtt_sample_interval, pacing, pacing_rate, pacing_tick, sack";
+                               initial_rto, tick, handshake, limited_transmit, send_jitter, rtt_sample_interval, pacing, pacing_rate, pacing_tick, sack, ecn";
                 return err(&p, format!("unknown TCP option; allowed: {allowed}"));
             }
         }

@@ -47,7 +47,8 @@ impl Flow {
             spec.tcp.delack_count,
             secs(spec.tcp.delack_timeout),
         )
-        .with_sack(spec.tcp.sack);
+        .with_sack(spec.tcp.sack)
+        .with_ecn(spec.tcp.ecn);
         let udp = spec.rate_schedule.is_some() && spec.transport == "udp";
         let processing = (spec.tcp.send_jitter > 0.0).then(|| {
             Box::new((
@@ -162,8 +163,9 @@ mod tests {
         let around = size_of::<Flow>() - size_of::<Sender>() - size_of::<Receiver>();
         assert!(around <= 160, "{around}");
         assert!(size_of::<Flow>() <= 1280, "{}", size_of::<Flow>());
-        // The SACK scoreboard and the pacer are boxed, only for connections that use them.
-        assert!(size_of::<Sender>() <= 656, "{}", size_of::<Sender>());
+        // The SACK scoreboard and the pacer are boxed, only for connections that use them
+        // (the ECN state added 8 bytes: its reduction counter).
+        assert!(size_of::<Sender>() <= 664, "{}", size_of::<Sender>());
         assert!(size_of::<FlowSpec>() <= 96, "{}", size_of::<FlowSpec>());
         let node = size_of::<crate::scenario::NodeSpec>();
         assert!(node <= 80, "{node}");

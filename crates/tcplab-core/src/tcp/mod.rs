@@ -16,6 +16,7 @@ pub use receiver::{Receiver, SackBlocks};
 pub use sender::{ConnState, FlowEvent, Preset, Sender, SenderConfig, SenderStats};
 pub use transport::{Env, TcpEv, Transport};
 
+use crate::net::EcnBits;
 use crate::sim::Time;
 
 /// Kinds of segments on the wire.
@@ -53,4 +54,6 @@ pub struct Tx {
     pub retransmission: bool,
     /// An ACK's SACK blocks: their number in the receiver's record (0 = none).
     pub sack: u32,
+    /// ECT on new data of an ECN connection; ECE on ACKs, CWR on data (RFC 3168).
+    pub ecn: EcnBits,
 }

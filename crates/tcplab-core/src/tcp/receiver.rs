@@ -1,4 +1,5 @@
 use super::{Kind, Tx};
+use crate::net::{Ecn, EcnBits};
 use crate::sim::Time;
 use std::collections::VecDeque;
 
@@ -43,6 +44,12 @@ pub struct Receiver {
     /// "most recently reported blocks"), and the blocks of the ACKs sent and not yet seen
     /// by the sender, by ACK number (`Tx::sack`).
     sack: Option<SackState>,
+    /// ECN-capable (`tcp.ecn`), and whether ACKs echo a Congestion Experienced mark
+    /// (from a CE data segment until a segment with CWR).
+    ecn: bool,
+    ece: bool,
+    /// Data segments that arrived marked Congestion Experienced.
+    pub ce_received: u64,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -66,7 +73,16 @@ impl Receiver {
             duplicates: 0,
             arrivals: 0,
             sack: None,
+            ecn: false,
+            ece: false,
+            ce_received: 0,
         }
+    }
+
+    /// Take part in ECN (RFC 3168): echo CE marks with ECE until the sender's CWR.
+    pub fn with_ecn(mut self, on: bool) -> Receiver {
+        self.ecn = on;
+        self
     }
 
     /// Report SACK blocks with every ACK.
@@ -90,7 +106,16 @@ impl Receiver {
             ts_echo,
             retransmission: false,
             sack: 0,
+            ecn: self.ack_ecn(kind),
         });
+    }
+
+    /// ECE on ACKs while a CE mark waits for the sender's CWR, and on the SYN-ACK of an ECN
+    /// connection (RFC 3168 §6.1.1's ECN-setup SYN-ACK).
+    fn ack_ecn(&self, kind: Kind) -> EcnBits {
+        let mut e = EcnBits::default();
+        e.set_ece(self.ecn && (self.ece || kind == Kind::SynAck));
+        e
     }
 
     /// An ACK triggered by segment `seq` (if any), with SACK blocks when SACK is on.
@@ -157,7 +182,23 @@ impl Receiver {
 
     /// A data segment `seq` sent at `ts` arrives.
     pub fn on_data(&mut self, now: Time, seq: u64, ts: Time, out: &mut Vec<Tx>) {
+        self.on_data_ecn(now, seq, ts, EcnBits::default(), out);
+    }
+
+    /// A data segment arrives with its ECN bits.
+    #[inline]
+    pub fn on_data_ecn(&mut self, now: Time, seq: u64, ts: Time, ecn: EcnBits, out: &mut Vec<Tx>) {
         self.arrivals += 1;
+        if self.ecn {
+            // CWR first: a segment with both stops the old echo and starts a new one.
+            if ecn.cwr() {
+                self.ece = false;
+            }
+            if ecn.codepoint() == Ecn::Ce {
+                self.ece = true;
+                self.ce_received += 1;
+            }
+        }
         if seq < self.rcv_nxt {
             self.duplicates += 1;
             self.ack_data(None, ts, now, out);
@@ -294,5 +335,37 @@ mod tests {
             assert_eq!(r.duplicates, 40);
             assert_eq!(r.arrivals, 240);
         }
+    }
+
+    fn marked(ce: bool, cwr: bool) -> EcnBits {
+        let mut e = EcnBits::from(if ce { Ecn::Ce } else { Ecn::Ect0 });
+        e.set_cwr(cwr);
+        e
+    }
+
+    #[test]
+    fn ece_from_a_ce_mark_until_the_senders_cwr() {
+        let mut r = Receiver::new(false, 2, 100).with_ecn(true);
+        let mut out = vec![];
+        r.on_data_ecn(1, 0, 0, marked(false, false), &mut out);
+        r.on_data_ecn(2, 1, 0, marked(true, false), &mut out); // CE
+        r.on_data_ecn(3, 2, 0, marked(false, false), &mut out);
+        r.on_data_ecn(4, 3, 0, marked(false, true), &mut out); // CWR: echo stops
+        r.on_data_ecn(5, 4, 0, marked(true, true), &mut out); // CWR and CE: a new echo
+        r.on_data_ecn(6, 5, 0, marked(false, false), &mut out);
+        let ece: Vec<bool> = out.iter().map(|t| t.ecn.ece()).collect();
+        assert_eq!(ece, vec![false, true, true, false, true, true]);
+        assert_eq!(r.ce_received, 2);
+        // a receiver without ECN neither echoes nor counts
+        let mut r = Receiver::new(false, 2, 100);
+        let mut out = vec![];
+        r.on_data_ecn(1, 0, 0, marked(true, false), &mut out);
+        assert!(!out[0].ecn.ece());
+        assert_eq!(r.ce_received, 0);
+        // the SYN-ACK of an ECN receiver is an ECN-setup SYN-ACK
+        let mut r = Receiver::new(false, 2, 100).with_ecn(true);
+        let mut out = vec![];
+        r.on_syn(1, 0, &mut out);
+        assert!(out[0].ecn.ece() && !out[0].ecn.cwr());
     }
 }

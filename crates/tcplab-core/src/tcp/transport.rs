@@ -5,7 +5,7 @@
 //! statistics and the owning application at the points of a connection's life.
 use super::{FlowTable, Kind, Tx};
 use crate::cc;
-use crate::net::{Ecn, Network, Packet};
+use crate::net::{Network, Packet};
 use crate::share::Share;
 use crate::sim::{secs, to_secs, Queue, Time};
 use crate::traffic::{FlowDone, Generators};
@@ -222,7 +222,7 @@ impl Transport {
         let mut out = std::mem::take(&mut self.scratch);
         let fl = &mut self.flows[pkt.flow as usize];
         match pkt.kind {
-            Kind::Data => fl.receiver.on_data(now, pkt.seq, pkt.ts, &mut out),
+            Kind::Data => fl.receiver.on_data_ecn(now, pkt.seq, pkt.ts, pkt.ecn, &mut out),
             Kind::Syn => fl.receiver.on_syn(now, pkt.ts, &mut out),
             Kind::Fin => fl.receiver.on_fin(now, pkt.ts, &mut out),
             Kind::Ack | Kind::SynAck | Kind::FinAck => {
@@ -231,8 +231,15 @@ impl Transport {
                 if fl.spec.tcp.timestamps && pkt.kind == Kind::Ack {
                     fl.sender.cc.on_ack_timestamps(pkt.ts, pkt.ts_echo);
                 }
-                fl.sender
-                    .on_ack_sack(now, pkt.kind, pkt.seq, pkt.ts_echo, sack.as_ref(), &mut out);
+                fl.sender.on_ack_sack(
+                    now,
+                    pkt.kind,
+                    pkt.seq,
+                    pkt.ts_echo,
+                    sack.as_ref(),
+                    pkt.ecn.ece(),
+                    &mut out,
+                );
                 let after = (fl.sender.st.srtt, fl.sender.st.rttvar);
                 env.share.on_rtt(pkt.flow, &fl.share, before, after);
             }
@@ -321,7 +328,7 @@ impl Transport {
                 ts: tx.ts,
                 ts_echo: tx.ts_echo,
                 sack: tx.sack,
-                ecn: Ecn::NotEct,
+                ecn: tx.ecn,
             });
             if tx.kind == Kind::Data && fl.processing.is_some() {
                 self.delay_injection(now, f, p, env.q);

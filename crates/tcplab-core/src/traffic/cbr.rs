@@ -2,7 +2,7 @@
 //! a rate that follows a step schedule. The datagrams need no transport machinery: the
 //! source hands them to the network itself and counts those delivered.
 use super::TrafficEv;
-use crate::net::{Ecn, Network, Packet};
+use crate::net::{EcnBits, Network, Packet};
 use crate::scenario::{FlowSpec, RateStep};
 use crate::sim::{secs, Queue, Time};
 use crate::tcp::Kind;
@@ -115,7 +115,7 @@ impl Cbr {
                     ts: now,
                     ts_echo: 0,
                     sack: 0,
-                    ecn: Ecn::NotEct,
+                    ecn: EcnBits::default(),
                 };
                 net.send(now, p, q);
                 q.at(now.saturating_add(gap), TrafficEv::CbrSend(f, gen));

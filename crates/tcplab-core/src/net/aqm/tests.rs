@@ -52,7 +52,7 @@ fn run(net: &mut Network, sends: &[(Time, u32, u32, Ecn)]) -> Vec<(Time, Packet)
             ts: t,
             ts_echo: 0,
             sack: 0,
-            ecn,
+            ecn: ecn.into(),
         };
         net.send(t, p, &mut q);
     }
@@ -143,7 +143,7 @@ fn red_marks_ect_packets_and_drops_the_others() {
     let mut net = network(Some(red(true)), 1);
     let out = run(&mut net, &ect);
     let aqm = net.links[0].aqm().unwrap();
-    let ce = out.iter().filter(|(_, p)| p.ecn == Ecn::Ce).count() as u64;
+    let ce = out.iter().filter(|(_, p)| p.ecn.codepoint() == Ecn::Ce).count() as u64;
     assert!(aqm.marks > 10, "{}", aqm.marks);
     assert_eq!(ce, aqm.marks, "every mark reaches the far end");
     assert_eq!(aqm.drops_aqm, 0, "no early drop of an ECN-capable packet");
@@ -155,7 +155,7 @@ fn red_marks_ect_packets_and_drops_the_others() {
     // ECN off: ECT packets are dropped too
     let mut net = network(Some(red(false)), 1);
     let out = run(&mut net, &ect);
-    assert!(out.iter().all(|(_, p)| p.ecn == Ecn::Ect0));
+    assert!(out.iter().all(|(_, p)| p.ecn.codepoint() == Ecn::Ect0));
     assert!(net.links[0].aqm().unwrap().drops_aqm > 10);
 }
 
@@ -195,7 +195,10 @@ fn codel_keeps_the_delay_near_target_under_overload() {
     let aqm = net.links[0].aqm().unwrap();
     assert_eq!(aqm.drops_aqm, 0);
     assert!(aqm.marks > 100);
-    assert_eq!(out.iter().filter(|(_, p)| p.ecn == Ecn::Ce).count() as u64, aqm.marks);
+    assert_eq!(
+        out.iter().filter(|(_, p)| p.ecn.codepoint() == Ecn::Ce).count() as u64,
+        aqm.marks
+    );
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! what leaves per window, completion (FIN) and the dispatch of arriving ACKs by state.
 use super::{ConnState, Sender, MAX_BURST};
 use crate::cc::{CongestionControl, Pacing};
+use crate::net::{Ecn, EcnBits};
 use crate::sim::{to_secs, Time};
 use crate::tcp::{Kind, SackBlocks, Tx};
 
@@ -48,6 +49,12 @@ impl Sender {
     }
 
     pub(super) fn send_control(&mut self, kind: Kind, now: Time, out: &mut Vec<Tx>) {
+        let mut ecn = EcnBits::default();
+        if self.cfg.ecn && kind == Kind::Syn {
+            // An ECN-setup SYN (RFC 3168 §6.1.1).
+            ecn.set_ece(true);
+            ecn.set_cwr(true);
+        }
         out.push(Tx {
             kind,
             seq: self.snd_max,
@@ -55,6 +62,7 @@ impl Sender {
             ts_echo: 0,
             retransmission: false,
             sack: 0,
+            ecn,
         });
     }
 
@@ -80,6 +88,13 @@ impl Sender {
             }
         }
         self.stats.segments_sent += 1;
+        let mut ecn = EcnBits::default();
+        if self.cfg.ecn && !retransmission {
+            // Retransmissions are Not-ECT, and CWR goes on the first new segment after a
+            // reduction (RFC 3168 §6.1.5, §6.1.2).
+            ecn.set_codepoint(Ecn::Ect0);
+            ecn.set_cwr(std::mem::take(&mut self.cwr_pending));
+        }
         out.push(Tx {
             kind: Kind::Data,
             seq,
@@ -87,6 +102,7 @@ impl Sender {
             ts_echo: 0,
             retransmission,
             sack: 0,
+            ecn,
         });
         self.cc.on_packet_sent(&self.st, seq, retransmission);
     }
@@ -146,10 +162,11 @@ impl Sender {
 
     /// An ACK segment (`kind` Ack, SynAck or FinAck) arrives.
     pub fn on_ack(&mut self, now: Time, kind: Kind, ack: u64, ts_echo: Time, out: &mut Vec<Tx>) {
-        self.on_ack_sack(now, kind, ack, ts_echo, None, out);
+        self.on_ack_sack(now, kind, ack, ts_echo, None, false, out);
     }
 
-    /// An ACK arrives with the SACK blocks it carries, if any.
+    /// An ACK arrives with the SACK blocks it carries, if any, and its ECN-Echo flag.
+    #[allow(clippy::too_many_arguments)]
     pub fn on_ack_sack(
         &mut self,
         now: Time,
@@ -157,6 +174,7 @@ impl Sender {
         ack: u64,
         ts_echo: Time,
         sack: Option<&SackBlocks>,
+        ece: bool,
         out: &mut Vec<Tx>,
     ) {
         self.sync(now);
@@ -188,7 +206,7 @@ impl Sender {
             }
         }
         if ack > self.snd_una {
-            self.on_new_ack(now, ack, ts_echo, out);
+            self.on_new_ack(now, ack, ts_echo, ece && self.cfg.ecn, out);
         } else if ack == self.snd_una && self.snd_max > self.snd_una {
             self.on_dup_ack(now, out);
         }

@@ -30,6 +30,9 @@ pub struct SenderConfig {
     pub limited_transmit: bool,
     /// SACK-based loss recovery (RFC 6675) instead of Reno/NewReno's (`tcp.sack`).
     pub sack: bool,
+    /// ECN (RFC 3168, `tcp.ecn`): new data is ECT(0), an ECN-Echo halves the window once
+    /// per window of data, and the next new segment carries CWR.
+    pub ecn: bool,
     /// How new segments are paced at the start (`tcp.pacing`), and the pacer's timer
     /// granularity (`tcp.pacing_tick`, 0 = per packet).
     pub pacing: Pacing,
@@ -53,6 +56,7 @@ impl SenderConfig {
             handshake: t.handshake,
             limited_transmit: t.limited_transmit,
             sack: t.sack,
+            ecn: t.ecn,
             pacing: t.pacing(),
             pacing_tick: crate::sim::secs(t.pacing_tick),
             rtt_sample_interval: crate::sim::secs(t.rtt_sample_interval),
@@ -86,6 +90,8 @@ pub struct SenderStats {
     pub retransmits: u64,
     pub fast_retransmits: u64,
     pub timeouts: u64,
+    /// Window reductions in response to ECN-Echo.
+    pub ecn_reductions: u64,
     pub completion: Option<Time>,
 }
 
@@ -107,6 +113,11 @@ pub struct Sender {
     /// `snd_max` when the last loss recovery began; duplicate ACKs start a new one only
     /// once the cumulative ACK passes it.
     recover: Option<u64>,
+    /// The last window reduction was an ECN response (ns-2's `CWND_ACTION_ECN`): a loss
+    /// found in its window is retransmitted without reducing again (RFC 3168 §6.1.2).
+    ecn_cut: bool,
+    /// The next new data segment carries CWR.
+    cwr_pending: bool,
     /// The segment being timed (one per window, when timestamps are off) and its send time.
     timing: Option<(u64, Time)>,
     /// With a sampling interval: the tagged segments in flight (sequence, send time), in
@@ -191,6 +202,8 @@ impl Sender {
             snd_max: 0,
             dupacks: 0,
             recover: None,
+            ecn_cut: false,
+            cwr_pending: false,
             timing: None,
             tagged: VecDeque::new(),
             next_tag: 0,

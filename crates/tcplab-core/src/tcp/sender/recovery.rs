@@ -7,7 +7,7 @@ use crate::sim::{floor, to_secs, Time};
 use crate::tcp::Tx;
 
 impl Sender {
-    pub(super) fn on_new_ack(&mut self, now: Time, ack: u64, ts_echo: Time, out: &mut Vec<Tx>) {
+    pub(super) fn on_new_ack(&mut self, now: Time, ack: u64, ts_echo: Time, ece: bool, out: &mut Vec<Tx>) {
         let acked = ack - self.snd_una;
         let rtt = if self.cfg.timestamps {
             Some(to_secs(now.saturating_sub(ts_echo)))
@@ -68,7 +68,12 @@ impl Sender {
             }
         } else {
             self.dupacks = 0;
-            self.cc.on_ack(&mut self.st, &sample);
+            if !ece {
+                self.cc.on_ack(&mut self.st, &sample);
+            } else if self.recover.is_none_or(|r| ack > r) {
+                self.ecn_reduce(now);
+            }
+            // An ACK with ECN-Echo never opens the window (as ns-2's `recv_newack_helper`).
             self.update_phase();
         }
         if self.snd_una < self.snd_max {
@@ -115,16 +120,27 @@ impl Sender {
         if self.dupacks != self.cfg.dupthresh {
             return;
         }
+        let mut reduce = true;
         if let Some(r) = self.recover {
             if self.snd_una <= r {
-                // Still inside the window of the previous recovery: not a new loss event.
-                return;
+                // Still inside the window of the previous reduction: not a new loss event,
+                // unless that reduction answered an ECN-Echo; then the loss is recovered
+                // without reducing the window a second time (RFC 3168 §6.1.2, as ns-2).
+                if !std::mem::take(&mut self.ecn_cut) {
+                    return;
+                }
+                reduce = false;
             }
         }
+        self.ecn_cut = false;
         self.recover = Some(self.snd_max);
         self.stats.fast_retransmits += 1;
         self.timing = None;
-        self.congestion(now, Signal::DupAcks);
+        if reduce {
+            self.congestion(now, Signal::DupAcks);
+        } else {
+            self.log(now, "fast_retransmit", self.st.cwnd);
+        }
         if self.sack_recovery() {
             // RFC 6675: retransmit the first segment, then send while cwnd - pipe >= 1;
             // the window is not inflated.
@@ -183,6 +199,16 @@ impl Sender {
         self.congestion(now, signal);
         self.update_phase();
         self.try_send(now, out);
+    }
+
+    /// The response to an ECN-Echo outside the window of the last reduction: the algorithm's
+    /// reduction for `Signal::Ecn`, no retransmission, CWR on the next new segment.
+    fn ecn_reduce(&mut self, now: Time) {
+        self.recover = Some(self.snd_max);
+        self.ecn_cut = true;
+        self.cwr_pending = true;
+        self.stats.ecn_reductions += 1;
+        self.congestion(now, Signal::Ecn);
     }
 
     /// Whether loss recovery is SACK-based: SACK on, and the algorithm recovers at all

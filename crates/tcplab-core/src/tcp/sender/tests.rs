@@ -563,7 +563,7 @@ fn through_receiver(s: &mut Sender, r: &mut crate::tcp::Receiver, t: &mut Time, 
         let mut out = vec![];
         for a in acks {
             let blocks = r.take_sack(a.sack);
-            s.on_ack_sack(*t, Kind::Ack, a.seq, a.ts_echo, blocks.as_ref(), &mut out);
+            s.on_ack_sack(*t, Kind::Ack, a.seq, a.ts_echo, blocks.as_ref(), false, &mut out);
         }
         sent.push(seqs(&out));
     }
@@ -656,4 +656,113 @@ fn a_pacing_event_for_a_sender_that_cannot_send_is_not_repeated() {
     assert!(s.on_pace_event(d, &mut out));
     assert!(!s.pacer_waiting());
     assert_eq!(s.pace_event_due(), None);
+}
+
+fn ecn_sender(w: f64, out: &mut Vec<Tx>) -> Sender {
+    let tcp = TcpSpec {
+        init_cwnd: w,
+        init_ssthresh: w,
+        tick: 0.0,
+        ecn: true,
+        ..TcpSpec::default()
+    };
+    let mut s = sender("newreno", tcp, None);
+    s.start(0, out);
+    s
+}
+
+fn ack_ece(s: &mut Sender, now: Time, a: u64, ece: bool) -> Vec<Tx> {
+    let mut out = vec![];
+    s.on_ack_sack(now, Kind::Ack, a, 0, None, ece, &mut out);
+    out
+}
+
+#[test]
+fn ecn_echo_halves_once_per_window_and_the_next_new_segment_carries_cwr() {
+    use crate::net::Ecn;
+    let mut out = vec![];
+    let mut s = ecn_sender(10.0, &mut out);
+    assert!(
+        out.iter().all(|t| t.ecn.codepoint() == Ecn::Ect0 && !t.ecn.cwr()),
+        "new data is ECT(0)"
+    );
+    // ACK 1 echoes a mark: cwnd 10 -> 5, ssthresh 5, nothing retransmitted, and the
+    // window (5, flight 9) lets nothing out yet.
+    let out = ack_ece(&mut s, 10 * MS, 1, true);
+    assert_eq!((s.st.cwnd, s.st.ssthresh), (5.0, 5.0));
+    assert!(out.is_empty());
+    assert_eq!(s.stats.ecn_reductions, 1);
+    assert_eq!(s.stats.retransmits, 0);
+    // Further echoes for data sent before the reduction do not reduce again, and ACKs with
+    // ECE do not open the window. ACK 6 slides the window of 5 past segment 9: the first
+    // new segment (10) carries CWR, the next one not.
+    let mut out = vec![];
+    for a in 2..=6 {
+        out.extend(ack_ece(&mut s, (10 + a) * MS, a, true));
+    }
+    assert_eq!((s.st.cwnd, s.st.ssthresh, s.stats.ecn_reductions), (5.0, 5.0, 1));
+    assert_eq!(seqs(&out), vec![10]);
+    assert!(out[0].ecn.cwr() && out[0].ecn.codepoint() == Ecn::Ect0);
+    let out = ack_ece(&mut s, 20 * MS, 7, false);
+    assert_eq!(seqs(&out), vec![11]);
+    assert!(!out[0].ecn.cwr());
+    assert_eq!(s.st.cwnd, 5.2, "a clean ACK opens the window again");
+    // An echo for data sent after the reduction (ack 11 > 10 = snd_max then) is a new
+    // congestion event.
+    let w = s.st.cwnd;
+    ack_ece(&mut s, 30 * MS, 11, true);
+    assert_eq!(s.stats.ecn_reductions, 2);
+    assert_eq!(s.st.cwnd, w / 2.0);
+}
+
+#[test]
+fn a_loss_in_the_window_of_an_ecn_reduction_is_retransmitted_without_a_second_cut() {
+    let mut out = vec![];
+    let mut s = ecn_sender(10.0, &mut out);
+    ack_ece(&mut s, 10 * MS, 1, true);
+    assert_eq!(s.st.cwnd, 5.0);
+    // segment 1 was lost: three duplicate ACKs for 1
+    let mut out = vec![];
+    for k in 0..3 {
+        out.extend(ack_ece(&mut s, (11 + k) * MS, 1, true));
+    }
+    assert_eq!(seqs(&out), vec![1], "fast retransmit of the hole");
+    assert_eq!(s.st.phase, Phase::FastRecovery);
+    assert_eq!(s.st.ssthresh, 5.0, "no second reduction");
+    assert_eq!(s.st.cwnd, 5.0 + 3.0, "recovery from the ECN-reduced window, inflated");
+    assert_eq!((s.stats.fast_retransmits, s.stats.ecn_reductions), (1, 1));
+    assert!(!out[0].ecn.is_ect(), "a retransmission is Not-ECT");
+    // Without the preceding ECN cut the same duplicate ACKs halve the window.
+    let mut out = vec![];
+    let mut s = ecn_sender(10.0, &mut out);
+    ack_ece(&mut s, 10 * MS, 1, false);
+    for k in 0..3 {
+        ack_ece(&mut s, (11 + k) * MS, 1, false);
+    }
+    assert_eq!(s.st.ssthresh, 5.0);
+    assert_eq!(s.stats.ecn_reductions, 0);
+}
+
+#[test]
+fn without_ecn_echoes_are_ignored_and_nothing_is_ect() {
+    let mut out = vec![];
+    let mut s = started("newreno", 10.0, &mut out);
+    assert!(out.iter().all(|t| !t.ecn.is_ect()));
+    ack_ece(&mut s, 10 * MS, 1, true);
+    assert_eq!(s.st.cwnd, 10.1, "congestion avoidance goes on");
+    assert_eq!(s.stats.ecn_reductions, 0);
+}
+
+#[test]
+fn an_ecn_connection_opens_with_an_ecn_setup_syn() {
+    let tcp = TcpSpec {
+        handshake: true,
+        ecn: true,
+        ..TcpSpec::default()
+    };
+    let mut s = sender("newreno", tcp, None);
+    let mut out = vec![];
+    s.start(0, &mut out);
+    assert_eq!(out[0].kind, Kind::Syn);
+    assert!(out[0].ecn.ece() && out[0].ecn.cwr() && !out[0].ecn.is_ect());
 }

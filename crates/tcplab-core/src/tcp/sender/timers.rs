@@ -68,6 +68,7 @@ impl Sender {
         self.congestion(now, Signal::Timeout);
         self.st.phase = Phase::TimeoutRecovery;
         self.recover = Some(self.snd_max);
+        self.ecn_cut = false;
         self.dupacks = 0;
         self.timing = None;
         self.snd_nxt = self.snd_una;
