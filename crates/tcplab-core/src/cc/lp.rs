@@ -39,8 +39,9 @@
 //!
 //! Departures: the kernel runs the detection also on ACKs during fast recovery; here a cut
 //! decided then is not applied (its bookkeeping is: min/max restart, the cut's time), since
-//! TCP-Linux's recovery exit sets cwnd back to ssthresh anyway when it is lower;
-//! `tcp_is_cwnd_limited` is not checked (as the other ports).
+//! TCP-Linux's recovery exit sets cwnd back to ssthresh anyway when it is lower. Reno's
+//! increase needs a full window before the ACK (`tcp_is_cwnd_limited`, TCP-Linux's in flight
+//! ≥ cwnd).
 use super::linux::{self, param_int, snd_cwnd};
 use super::{check_params, AckSample, CcState, CongestionControl, Params, Phase, Recovery, Signal};
 use crate::sim::Time;
@@ -238,14 +239,16 @@ impl CongestionControl for Lp {
         self.pending_cut = (cut && st.phase != Phase::FastRecovery).then_some(self.within_inf);
     }
 
-    fn on_ack(&mut self, st: &mut CcState, _ack: &AckSample) {
+    fn on_ack(&mut self, st: &mut CcState, ack: &AckSample) {
         if let Some(to_one) = self.pending_cut.take() {
             let w = snd_cwnd(st);
             st.cwnd = if to_one { 1.0 } else { (w >> 1).max(1) as f64 };
             self.cuts += 1;
             st.log.push(("lp_early_congestion", st.cwnd));
         }
-        if !self.within_inf {
+        // Reno's increase (`tcp_reno_cong_avoid`) needs a full window before the ACK
+        // (`tcp_is_cwnd_limited`), judged against the window after the cut
+        if !self.within_inf && super::vegas::cwnd_limited(st, ack.acked) {
             if linux::in_slow_start(st) {
                 linux::slow_start(st);
             } else {
@@ -293,6 +296,8 @@ mod tests {
     /// A new ACK of one segment with timestamps (ms): TSecr `e`, TSval `v`, arriving at `now`.
     fn ack(lp: &mut Lp, st: &mut CcState, e: Time, v: Time, now: Time) {
         st.now = now * MS;
+        // a full window before the ACK (window-limited)
+        st.flight = snd_cwnd(st) - 1;
         lp.on_ack_timestamps(v * MS, e * MS);
         let a = AckSample {
             acked: 1,
@@ -376,6 +381,7 @@ mod tests {
         };
         for i in 0..200u64 {
             st.now = i * 10 * MS;
+            st.flight = snd_cwnd(&st) - 1;
             lp.on_ack_arrival(&st, &a);
             lp.on_ack(&mut st, &a);
         }
@@ -383,6 +389,10 @@ mod tests {
         // cwnd + 1 ACKs: 12 + 13 + … + 22 = 187 of the 194 ACKs left buy 11 segments
         assert_eq!(st.cwnd, 22.0);
         assert_eq!(lp.cuts, 0);
+        // not window-limited (8 of 22 out before the ACK): no growth
+        st.flight = 7;
+        lp.on_ack(&mut st, &a);
+        assert_eq!(st.cwnd, 22.0);
         lp.on_congestion(&mut st, Signal::DupAcks);
         assert_eq!((st.ssthresh, st.cwnd), (11.0, 11.0));
         let mut p = Params::new();

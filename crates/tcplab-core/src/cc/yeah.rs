@@ -36,7 +36,10 @@
 //! In SACK recovery the window follows Linux's rate halving toward the module's `min_cwnd`
 //! = ssthresh/2 (`tcp_reno_min_cwnd`; see `linux::RateHalving`).
 //!
-//! Departures: `tcp_is_cwnd_limited` is not checked (as the other ports); RTT samples come
+//! Nothing happens on an ACK unless the window was full before it (`tcp_is_cwnd_limited`,
+//! TCP-Linux's in flight ≥ cwnd), not even the end of a round.
+//!
+//! Departures: RTT samples come
 //! from the timestamp echo (the kernel's from the send time of the newest acknowledged
 //! segment: the same without delayed ACKs); a loss never sets ssthresh below 2 (the kernel
 //! would return 0 at cwnd = 2 with a queue estimate of 2 or more).
@@ -203,6 +206,9 @@ impl CongestionControl for Yeah {
             // the timeout's loss state ends with this ACK: open again
             self.vegas_enable(st);
         }
+        if !super::vegas::cwnd_limited(st, ack.acked) {
+            return;
+        }
         let w = snd_cwnd(st);
         if linux::in_slow_start(st) {
             linux::slow_start(st);
@@ -264,7 +270,9 @@ mod tests {
     use super::*;
     use crate::cc::{create, test_state};
 
+    /// A new ACK of one segment with a full window before it (window-limited).
     fn feed(y: &mut Yeah, st: &mut CcState, rtt: Option<f64>) {
+        st.flight = snd_cwnd(st) - 1;
         let a = AckSample {
             acked: 1,
             duplicate: false,
@@ -272,6 +280,14 @@ mod tests {
         };
         y.on_ack_arrival(st, &a);
         y.on_ack(st, &a);
+    }
+
+    /// ACKs with RTT `rtt` until a round ends.
+    fn round(y: &mut Yeah, st: &mut CcState, rtt: f64) {
+        let n = y.round.count;
+        while y.round.count == n {
+            feed(y, st, Some(rtt));
+        }
     }
 
     #[test]
@@ -305,27 +321,33 @@ mod tests {
         let mut st = test_state(10.0, 10.0);
         feed(&mut y, &mut st, None);
         assert_eq!(st.cwnd, 11.0);
+        // not window-limited (5 of 11 out before the ACK): nothing
+        st.flight = 4;
+        let a = AckSample {
+            acked: 1,
+            duplicate: false,
+            rtt: None,
+        };
+        y.on_ack(&mut st, &a);
+        assert_eq!(st.cwnd, 11.0);
     }
 
     #[test]
     fn a_queue_above_alpha_drains_it_and_a_loss_removes_only_the_queue() {
         let mut y = Yeah::new();
         let mut st = test_state(300.0, 10.0);
-        st.flight = 3;
-        // the first ACK starts a round; base RTT 100 ms (100 001 µs)
+        // the first ACK starts a round (to 299 outstanding); base RTT 100 ms (100 001 µs)
         feed(&mut y, &mut st, Some(0.1));
-        // four ACKs at 150 ms end the round (one beyond the 3 outstanding at its start):
-        // Q = ⌊300·(150 001 − 100 001)/150 001⌋ = 99 > 80 → cwnd −= min(99, 150) = 201,
-        // ssthresh = 201, reno_count = 201 >> 1 = 100, one congested round
-        for _ in 0..4 {
-            feed(&mut y, &mut st, Some(0.15));
-        }
-        assert_eq!((y.base_rtt, y.last_q), (100_001, 99));
-        assert_eq!((st.cwnd, st.ssthresh), (201.0, 201.0));
-        assert_eq!((y.reno_count, y.doing_reno_now), (100, 1));
-        assert!(st.log.contains(&("yeah_decongestion", 99.0)));
-        // fewer than ρ congested rounds: the loss removes lastQ = 99 (between cwnd/8 = 25 and
-        // cwnd/2 = 100): ssthresh = 102; reno_count halves to 50
+        // 300 ACKs at 150 ms end it; Scalable's +1 at the 101st and 202nd ACK: cwnd 302;
+        // Q = ⌊302·(150 001 − 100 001)/150 001⌋ = 100 > 80 → cwnd −= min(100, 151) = 202,
+        // ssthresh = 202, reno_count = 202 >> 1 = 101, one congested round
+        round(&mut y, &mut st, 0.15);
+        assert_eq!((y.base_rtt, y.last_q), (100_001, 100));
+        assert_eq!((st.cwnd, st.ssthresh), (202.0, 202.0));
+        assert_eq!((y.reno_count, y.doing_reno_now), (101, 1));
+        assert!(st.log.contains(&("yeah_decongestion", 100.0)));
+        // fewer than ρ congested rounds: the loss removes lastQ = 100 (between cwnd/8 = 25 and
+        // cwnd/2 = 101): ssthresh = 102; reno_count halves to 50
         y.on_congestion(&mut st, Signal::DupAcks);
         assert_eq!((st.ssthresh, st.cwnd, y.reno_count), (102.0, 102.0, 50));
     }
@@ -334,32 +356,29 @@ mod tests {
     fn congested_rounds_count_and_an_uncongested_path_resets_reno_count() {
         let mut y = Yeah::new();
         let mut st = test_state(100.0, 10.0);
-        st.flight = 3;
         feed(&mut y, &mut st, Some(0.1));
-        // delay 20 ms > 100 001/8 µs, Q = ⌊100·20 000/120 001⌋ = 16 ≤ 80: congested without
-        // decongestion; reno_count = 100/2 on the first, +1 on each further round
-        for _ in 0..16 {
-            for _ in 0..4 {
-                feed(&mut y, &mut st, Some(0.12));
-            }
+        // delay 20 ms > 100 001/8 µs with Q = ⌊cwnd·20 000/120 001⌋ ≤ 80: congested without
+        // decongestion; reno_count = cwnd/2 = 101/2 at the first (Scalable's +1 came on its
+        // 101st ACK), +1 on each further round
+        round(&mut y, &mut st, 0.12);
+        assert_eq!((y.doing_reno_now, y.reno_count, y.last_q), (1, 50, 16));
+        for _ in 0..15 {
+            round(&mut y, &mut st, 0.12);
         }
-        assert_eq!((y.doing_reno_now, y.reno_count, y.last_q), (16, 65, 16));
-        // ρ = 16 congested rounds: competition with Reno assumed, the loss halves
         let w = snd_cwnd(&st);
+        assert_eq!((y.doing_reno_now, y.reno_count), (16, 65));
+        assert_eq!(y.last_q, w * 20_000 / 120_001);
+        // ρ = 16 congested rounds: competition with Reno assumed, the loss halves
         let mut s2 = st.clone();
         let mut y2 = y.clone();
         y2.on_congestion(&mut s2, Signal::DupAcks);
         assert_eq!(s2.ssthresh, (w - w / 2) as f64);
         // rounds at the base RTT: fast mode; after ζ + 1 = 51 of them reno_count is 2 again
         for _ in 0..50 {
-            for _ in 0..4 {
-                feed(&mut y, &mut st, Some(0.1));
-            }
+            round(&mut y, &mut st, 0.1);
         }
         assert_eq!((y.doing_reno_now, y.fast_count, y.reno_count), (0, 50, 65));
-        for _ in 0..4 {
-            feed(&mut y, &mut st, Some(0.1));
-        }
+        round(&mut y, &mut st, 0.1);
         assert_eq!((y.fast_count, y.reno_count), (0, 2));
         let mut p = Params::new();
         p.insert("gamma".into(), 0.0);
