@@ -201,8 +201,9 @@ impl Sender {
             let (una, snd_max, dt) = (ack.max(self.snd_una), self.snd_max, self.cfg.dupthresh);
             let sb = self.sb();
             sb.advance(una, dt);
-            if let Some(b) = sack {
-                sb.mark(b, snd_max, dt);
+            let lost_retransmissions = sack.map_or(0, |b| sb.mark(b, snd_max, dt));
+            if lost_retransmissions > 0 && self.st.phase == crate::cc::Phase::FastRecovery {
+                self.clamp_to_pipe();
             }
         }
         if ack > self.snd_una {

@@ -68,8 +68,9 @@ impl Scoreboard {
         }
     }
 
-    /// The receiver reported the segments of `blocks` (clipped to [base, snd_max)).
-    pub fn mark(&mut self, blocks: &SackBlocks, snd_max: u64, dupthresh: u32) {
+    /// The receiver reported the segments of `blocks` (clipped to [base, snd_max)); returns
+    /// the retransmissions this found lost.
+    pub fn mark(&mut self, blocks: &SackBlocks, snd_max: u64, dupthresh: u32) -> u64 {
         let mut moved = false;
         for (start, end) in blocks.iter() {
             for seq in start.max(self.base)..end.min(snd_max) {
@@ -90,13 +91,14 @@ impl Scoreboard {
         if moved {
             self.find_lost_boundary(dupthresh);
         }
-        self.detect_lost_retransmissions();
+        self.detect_lost_retransmissions()
     }
 
     /// Lost retransmissions (as ns-2's scoreboard and Linux detect them; RFC 6675 leaves
     /// them to the RTO): a retransmitted segment still not SACKed when something sent after
     /// it was becomes a hole again, for NextSeg to retransmit once more.
-    fn detect_lost_retransmissions(&mut self) {
+    fn detect_lost_retransmissions(&mut self) -> u64 {
+        let mut lost = 0;
         while let Some(&(seq, sent_before)) = self.retx_log.front() {
             if seq < self.base || self.flag(seq) & SACKED != 0 {
                 self.retx_log.pop_front();
@@ -109,7 +111,9 @@ impl Scoreboard {
             *self.flag_mut(seq) &= !RETRANSMITTED;
             self.retransmitted -= 1;
             self.cursor = self.cursor.min(seq);
+            lost += 1;
         }
+        lost
     }
 
     /// The `dupthresh`-th highest SACKed segment, from the top of the scoreboard (the
@@ -184,6 +188,21 @@ impl Scoreboard {
 }
 
 impl Sender {
+    /// Retransmissions were lost in SACK recovery: the window the algorithm kept is more
+    /// than the path holds, so cwnd falls to pipe + 1 (Linux's bound in recovery,
+    /// `tcp_cwnd_down`, applied when retransmissions are lost; RFC 6675 leaves a lost
+    /// retransmission to the RTO, whose response would be cwnd = 1). Without it, the
+    /// retransmissions the detection frees leave in one burst into the queue the window
+    /// keeps full, are lost again, and recovery never ends (docs/tcp.md, SACK).
+    pub(super) fn clamp_to_pipe(&mut self) {
+        let (snd_max, dt) = (self.snd_max, self.cfg.dupthresh);
+        let pipe = self.sb().pipe(snd_max, dt) as f64;
+        if self.st.cwnd > pipe + 1.0 {
+            self.st.cwnd = pipe + 1.0;
+            self.st.recovery_base = self.st.recovery_base.min(self.st.cwnd);
+        }
+    }
+
     /// During SACK recovery: send while cwnd - pipe >= 1, what NextSeg picks.
     pub(super) fn sack_send(&mut self, now: Time, out: &mut Vec<Tx>) {
         let dt = self.cfg.dupthresh;

@@ -643,6 +643,37 @@ fn sack_recovery_needs_a_timeout_when_a_retransmission_is_lost_and_forgets_the_b
 }
 
 #[test]
+fn a_lost_retransmission_in_sack_recovery_lowers_cwnd_to_pipe_plus_one() {
+    let tcp = TcpSpec {
+        init_cwnd: 10.0,
+        init_ssthresh: 10.0,
+        tick: 0.0,
+        sack: true,
+        ..TcpSpec::default()
+    };
+    let mut s = sender("newreno", tcp, None);
+    let mut r = crate::tcp::Receiver::new(false, 2, 0).with_sack(true);
+    let mut out = vec![];
+    s.start(0, &mut out);
+    let mut t = 0;
+    // 0 is lost, and so is its retransmission: 1, 2, 3 start recovery (cwnd 5, 0 sent
+    // again), 4, 5 leave pipe above cwnd, 6..9 let 10..13 out one per ACK.
+    let sent = through_receiver(&mut s, &mut r, &mut t, &[1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    assert_eq!(sent.concat(), vec![0, 10, 11, 12, 13]);
+    assert_eq!(s.st.cwnd, 5.0);
+    // 10, sent after the retransmission, is SACKed while 0 is not: the retransmission was
+    // lost. pipe = 11, 12, 13 (the SACKed 8, 9, 10 make everything below 8 lost) = 3, so
+    // cwnd 5 -> 4 and only 0 goes again (without the bound: 0 and new data 14).
+    assert_eq!(through_receiver(&mut s, &mut r, &mut t, &[10]), vec![vec![0]]);
+    assert_eq!((s.st.cwnd, s.st.recovery_base), (4.0, 4.0));
+    assert_eq!(s.st.phase, Phase::FastRecovery);
+    // The second retransmission arrives: recovery ends from the lowered window, 4, below
+    // ssthresh 5, so ns-2's exit increase is slow start's +1.
+    through_receiver(&mut s, &mut r, &mut t, &[0]);
+    assert_eq!((s.st.cwnd, s.st.ssthresh), (5.0, 5.0));
+}
+
+#[test]
 fn a_pacing_event_for_a_sender_that_cannot_send_is_not_repeated() {
     // Found by the property tests: a flow completed (or not yet established) while its
     // pacer waited; the event found nothing to send and asked for itself again at the
