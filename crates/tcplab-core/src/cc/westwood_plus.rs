@@ -184,6 +184,7 @@ mod tests {
             acked: n,
             duplicate: n == 0,
             rtt: None,
+            rate: None,
         }
     }
 

@@ -2,6 +2,7 @@
 //! with the current time, emitting [`Tx`](super::Tx) segments into an output buffer.
 mod connection;
 mod pacing;
+mod rate;
 mod recovery;
 mod rtt;
 mod sack;
@@ -150,6 +151,8 @@ pub struct Sender {
     pub pacer: Option<Box<Pacer>>,
     /// What the receiver SACKed and what was retransmitted (with SACK only).
     pub scoreboard: Option<Box<sack::Scoreboard>>,
+    /// Delivery-rate sampling, for algorithms that ask for it.
+    rate: Option<Box<rate::RateSampler>>,
 }
 
 /// Segments `try_send` emits per call. A window may be far larger (a share estimate drawn
@@ -191,6 +194,7 @@ impl Sender {
         };
         let rto = cfg.initial_rto;
         let scoreboard = cfg.sack.then(Box::default);
+        let rate = cc.wants_rate_samples().then(Box::default);
         Sender {
             app_limit: cfg.size,
             cfg,
@@ -221,6 +225,7 @@ impl Sender {
             burst_pending: false,
             pacer: None,
             scoreboard,
+            rate,
         }
     }
 
