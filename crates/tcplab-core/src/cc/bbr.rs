@@ -22,7 +22,8 @@
 //!   follows.
 //! - pacing rate = pacing_gain · btl_bw (segments/s, `Pacing::Rate`), never lowered before
 //!   the pipe is first full; at the start high_gain · init_cwnd / srtt (1 ms without an
-//!   RTT, as 4.9).
+//!   RTT, as 4.9), set again from the first RTT sample if there was none (Linux 4.13's
+//!   fix, taken here because a connection without handshake has no RTT at the start).
 //! - target cwnd = cwnd_gain · btl_bw · min_rtt rounded up, + 3 · Linux's TSO segment goal
 //!   (the quantization allowance: max(rate·mss-bytes / 1024 / mss, 1 below 1.2 Mb/s else 2),
 //!   at most 127 segments), rounded up to even; init_cwnd while min_rtt is unknown. cwnd
@@ -150,6 +151,8 @@ pub struct Bbr {
     redraw: bool,
     delivered: u64,
     in_flight: u64,
+    /// The pacing rate was set from an RTT (else from 1 ms: re-set at the first one).
+    has_seen_rtt: bool,
     /// State changes not yet logged (logging needs the mutable hooks).
     pending_log: Vec<(&'static str, f64)>,
 }
@@ -232,6 +235,7 @@ impl Bbr {
             redraw: true,
             delivered: 0,
             in_flight: 0,
+            has_seen_rtt: false,
             pending_log: Vec::new(),
         }
     }
@@ -425,6 +429,9 @@ impl Bbr {
     /// model update), and what the read-only model update left to do.
     fn control(&mut self, st: &mut CcState, acked: u64) {
         self.housekeeping(st);
+        if !self.has_seen_rtt && st.srtt > 0.0 {
+            self.init_pacing(st);
+        }
         let bw = self.max_bw();
         self.set_pacing_rate(st, bw * self.pacing_gain);
         if acked == 0 {
@@ -467,6 +474,7 @@ impl Bbr {
     }
 
     fn init_pacing(&mut self, st: &mut CcState) {
+        self.has_seen_rtt = st.srtt > 0.0;
         let rtt = if st.srtt > 0.0 { st.srtt } else { 0.001 };
         self.pacing_rate = 0.0;
         self.set_pacing_rate(st, self.high_gain * st.cwnd / rtt);
@@ -565,5 +573,291 @@ impl CongestionControl for Bbr {
         out.push(("bbr_pacing_gain", self.pacing_gain));
         out.push(("bbr_cwnd_gain", self.cwnd_gain));
         out.push(("bbr_pacing_rate", self.pacing_rate));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::{create, test_state};
+
+    /// A valid rate sample: `rate` segments/s, the segment sent at delivered count
+    /// `prior`, `total` delivered after the ACK, in flight before and after, an RTT.
+    fn rs(rate: f64, prior: u64, total: u64, in_flight: (u64, u64), rtt: f64) -> RateSample {
+        RateSample {
+            delivery_rate: rate,
+            interval: 0.1,
+            delivered: total - prior,
+            prior_delivered: prior,
+            total_delivered: total,
+            prior_in_flight: in_flight.0,
+            in_flight: in_flight.1,
+            newly_delivered: 1,
+            rtt: Some(rtt),
+            is_app_limited: false,
+        }
+    }
+
+    fn feed(b: &mut Bbr, st: &mut CcState, t: f64, r: RateSample) {
+        st.now = secs(t);
+        let a = AckSample {
+            acked: 1,
+            duplicate: false,
+            rtt: None,
+            rate: Some(r),
+        };
+        b.on_ack_arrival(st, &a);
+        b.on_ack(st, &a);
+    }
+
+    /// A flow at 490 segments/s, min_rtt 100 ms, started and driven out of Startup: one
+    /// round per sample (each sample's segment was sent after the previous round ended).
+    fn through_startup(b: &mut Bbr, st: &mut CcState) -> u64 {
+        st.srtt = 0.1;
+        b.init(st);
+        let mut total = 0;
+        for (k, rate) in [100.0, 200.0, 400.0, 450.0, 480.0, 490.0].iter().enumerate() {
+            let prior = total;
+            total += 100;
+            feed(b, st, 0.1 * (k + 1) as f64, rs(*rate, prior, total, (200, 200), 0.1));
+            if k < 5 {
+                assert_eq!(b.mode, Mode::Startup, "round {}", k + 1);
+            }
+        }
+        total
+    }
+
+    #[test]
+    fn startup_ends_after_three_rounds_without_25_percent_growth() {
+        let mut b = Bbr::new();
+        let mut st = test_state(10.0, 1e9);
+        through_startup(&mut b, &mut st);
+        // 100, 200, 400 grow ≥ 25 % (full_bw follows); 450, 480, 490 < 1.25·400: 3 rounds
+        assert_eq!((b.rtt_cnt, b.full_bw, b.full_bw_cnt), (6, 400.0, 3));
+        assert_eq!(b.mode, Mode::Drain);
+        assert!((b.pacing_gain - std::f64::consts::LN_2 / 2.0).abs() < 1e-12);
+        assert!((b.cwnd_gain - 2.0 / std::f64::consts::LN_2).abs() < 1e-12);
+        assert_eq!(st.log, vec![("bbr_state", 1.0)]);
+        // Startup's pacing: 2/ln 2 · 480 (never lowered while the pipe was not full), in
+        // Drain 490/2.885 (full pipe: follows the model)
+        assert!((b.pacing_rate - 490.0 * std::f64::consts::LN_2 / 2.0).abs() < 1e-9);
+        // cwnd grew by one per ACK in Startup (below the target 2.885·BDP), from init_cwnd
+        // 1 raised to min_cwnd 4 at the first: 4, 5, ..., 9
+        assert_eq!(st.cwnd, 9.0);
+        // an app-limited round start does not count
+        let mut b = Bbr::new();
+        let mut st = test_state(10.0, 1e9);
+        st.srtt = 0.1;
+        b.init(&mut st);
+        feed(&mut b, &mut st, 0.1, rs(400.0, 0, 100, (200, 200), 0.1));
+        let mut r = rs(400.0, 100, 200, (200, 200), 0.1);
+        r.is_app_limited = true;
+        for k in 0..5 {
+            r.prior_delivered = 100 * (k + 1);
+            r.total_delivered = 100 * (k + 2);
+            feed(&mut b, &mut st, 0.2 + 0.1 * k as f64, r);
+        }
+        assert_eq!((b.mode, b.full_bw_cnt), (Mode::Startup, 0));
+    }
+
+    #[test]
+    fn drain_lasts_until_in_flight_is_at_most_the_bdp() {
+        let mut b = Bbr::new();
+        let mut st = test_state(10.0, 1e9);
+        let mut total = through_startup(&mut b, &mut st);
+        // BDP target: ceil(490 · 0.1) = 49 + 3·2 (TSO goal 2 at 1.4 MB/s) = 55 → even: 56
+        assert_eq!(b.target_cwnd(490.0, 1.0, &st), 56.0);
+        b.cycle_offset = 0;
+        total += 1;
+        feed(&mut b, &mut st, 0.61, rs(490.0, 500, total, (60, 57), 0.1));
+        assert_eq!(b.mode, Mode::Drain);
+        total += 1;
+        feed(&mut b, &mut st, 0.62, rs(490.0, 500, total, (57, 56), 0.1));
+        assert_eq!(b.mode, Mode::ProbeBw);
+        assert_eq!((b.cycle_idx, b.pacing_gain, b.cwnd_gain), (0, 1.25, 2.0));
+        assert_eq!(st.log.last(), Some(&("bbr_state", 2.0)));
+        // full pipe: cwnd ≤ 2·BDP + allowance = 98 + 6 = 104
+        st.cwnd = 200.0;
+        feed(&mut b, &mut st, 0.63, rs(490.0, 500, total + 1, (56, 56), 0.1));
+        assert_eq!(st.cwnd, 104.0);
+        assert_eq!(st.pacing, Pacing::Rate(490.0 * 1.25));
+    }
+
+    #[test]
+    fn probe_bw_cycles_through_the_eight_gains() {
+        let mut b = Bbr::new();
+        let mut st = test_state(10.0, 1e9);
+        let total = through_startup(&mut b, &mut st);
+        b.cycle_offset = 0;
+        feed(&mut b, &mut st, 0.6, rs(490.0, 500, total + 1, (56, 56), 0.1));
+        assert_eq!((b.cycle_idx, b.pacing_gain), (0, 1.25));
+        let mut t = 0.6;
+        let mut step = |b: &mut Bbr, st: &mut CcState, dt: f64, prior_in_flight: u64| {
+            t += dt;
+            feed(b, st, t, rs(490.0, 500, total + 1, (prior_in_flight, 56), 0.1));
+            (b.cycle_idx, b.pacing_gain)
+        };
+        // 5/4 phase: at least min_rtt and in flight ≥ target(5/4) = 62 + 6 = 68
+        assert_eq!(step(&mut b, &mut st, 0.05, 100), (0, 1.25), "shorter than min_rtt");
+        assert_eq!(step(&mut b, &mut st, 0.06, 67), (0, 1.25), "in flight below 5/4 BDP");
+        assert_eq!(step(&mut b, &mut st, 0.01, 68), (1, 0.75));
+        // 3/4 phase: ends early once in flight ≤ BDP (56), else after min_rtt
+        assert_eq!(step(&mut b, &mut st, 0.01, 57), (1, 0.75));
+        assert_eq!(step(&mut b, &mut st, 0.01, 56), (2, 1.0));
+        // six phases at gain 1, each longer than min_rtt
+        for idx in 3..=7 {
+            assert_eq!(step(&mut b, &mut st, 0.05, 10), (idx - 1, 1.0));
+            assert_eq!(step(&mut b, &mut st, 0.051, 10), (idx, 1.0));
+        }
+        assert_eq!(step(&mut b, &mut st, 0.101, 10), (0, 1.25));
+        // the start phase is random, never the 3/4 one: idx 7 − r + 1, r ∈ [0, 7)
+        let mut seen = [0u32; CYCLE_LEN];
+        for seed in 0..400 {
+            let mut b = Bbr::new();
+            let mut st = test_state(10.0, 1e9);
+            st.rng = crate::sim::Rng::from_seed(seed);
+            b.init(&mut st);
+            b.reset_probe_bw(0);
+            seen[b.cycle_idx] += 1;
+        }
+        assert_eq!(seen[1], 0);
+        assert!(seen.iter().enumerate().all(|(i, &n)| i == 1 || n > 30), "{seen:?}");
+    }
+
+    #[test]
+    fn probe_rtt_after_10_s_without_a_new_minimum_for_200_ms_and_a_round() {
+        let mut b = Bbr::new();
+        let mut st = test_state(10.0, 1e9);
+        let mut total = through_startup(&mut b, &mut st);
+        b.cycle_offset = 3;
+        feed(&mut b, &mut st, 0.6, rs(490.0, 500, total + 1, (56, 56), 0.1));
+        assert_eq!(b.mode, Mode::ProbeBw);
+        // the last new minimum (0.1 s, ≤ the old one) was at 0.6 s; later RTTs are longer
+        assert_eq!((b.min_rtt, b.min_rtt_stamp), (0.1, secs(0.6)));
+        feed(&mut b, &mut st, 10.6, rs(490.0, 500, total + 2, (56, 56), 0.12));
+        assert_eq!(b.mode, Mode::ProbeBw, "10 s, not more");
+        st.cwnd = 100.0;
+        feed(&mut b, &mut st, 10.61, rs(490.0, 500, total + 3, (56, 56), 0.12));
+        assert_eq!(b.mode, Mode::ProbeRtt);
+        assert_eq!((b.min_rtt, b.prior_cwnd, st.cwnd), (0.12, 100.0, 4.0));
+        assert_eq!((b.pacing_gain, b.cwnd_gain), (1.0, 1.0));
+        // in flight above 4: the 200 ms have not begun
+        total += 10;
+        feed(&mut b, &mut st, 10.7, rs(490.0, total - 1, total, (40, 30), 0.12));
+        assert_eq!(b.probe_rtt_done, None);
+        // in flight 4 at 10.8 s: done at 11.0 s and one round after (a segment sent after
+        // now is delivered)
+        total += 10;
+        feed(&mut b, &mut st, 10.8, rs(490.0, total - 1, total, (5, 4), 0.12));
+        assert_eq!(b.probe_rtt_done, Some(secs(11.0)));
+        let round_end = total;
+        // the round ends at 10.9 s, before the 200 ms
+        feed(&mut b, &mut st, 10.9, rs(490.0, round_end, round_end + 4, (4, 4), 0.12));
+        assert!(b.probe_rtt_round_done && b.mode == Mode::ProbeRtt);
+        feed(&mut b, &mut st, 10.99, rs(490.0, round_end + 1, round_end + 5, (4, 4), 0.12));
+        assert_eq!(b.mode, Mode::ProbeRtt);
+        feed(&mut b, &mut st, 11.01, rs(490.0, round_end + 2, round_end + 6, (4, 4), 0.12));
+        assert_eq!(b.mode, Mode::ProbeBw, "the pipe was full: back to ProbeBW");
+        assert_eq!(b.min_rtt_stamp, secs(11.01));
+        // the cwnd before ProbeRTT comes back, + 1 for the ACK (below the target
+        // 2·0.12·490 → 118 + 6 = 124)
+        assert_eq!(st.cwnd, 101.0);
+        // samples of segments sent during ProbeRTT are app-limited for the bw filter
+        assert!(b.app_limited(&rs(10.0, round_end, round_end + 1, (4, 4), 0.12)));
+        assert!(!b.app_limited(&rs(10.0, round_end + 100, round_end + 101, (4, 4), 0.12)));
+    }
+
+    #[test]
+    fn probe_rtt_waits_for_the_round_after_the_200_ms() {
+        let mut b = Bbr::new();
+        let mut st = test_state(10.0, 1e9);
+        let total = through_startup(&mut b, &mut st);
+        feed(&mut b, &mut st, 10.7, rs(490.0, 500, total + 1, (56, 4), 0.12));
+        assert_eq!(b.mode, Mode::ProbeRtt);
+        assert_eq!(b.probe_rtt_done, Some(secs(10.9)));
+        let end = total + 1;
+        feed(&mut b, &mut st, 11.0, rs(490.0, end - 1, end + 1, (4, 4), 0.12));
+        assert_eq!(b.mode, Mode::ProbeRtt, "200 ms passed, the round not");
+        feed(&mut b, &mut st, 11.01, rs(490.0, end, end + 2, (4, 4), 0.12));
+        assert_eq!(b.mode, Mode::ProbeBw);
+    }
+
+    #[test]
+    fn the_bandwidth_filter_keeps_the_maximum_of_10_rounds() {
+        let mut f = MaxFilter::default();
+        f.update(10, 1, 1000.0);
+        for t in 2..=11 {
+            f.update(10, t, 500.0 + t as f64);
+            assert_eq!(f.get(), 1000.0, "round {t}");
+        }
+        // round 12: the 1000 is more than 10 rounds old; the best of the window remains
+        f.update(10, 12, 400.0);
+        assert!(f.get() < 1000.0 && f.get() >= 502.0, "{}", f.get());
+        // app-limited samples only count when they raise the estimate
+        let mut b = Bbr::new();
+        let mut r = rs(300.0, 0, 10, (10, 10), 0.1);
+        b.update_bw(&r);
+        r.is_app_limited = true;
+        r.delivery_rate = 100.0;
+        r.prior_delivered = 10;
+        b.update_bw(&r);
+        assert_eq!(b.max_bw(), 300.0);
+        r.delivery_rate = 350.0;
+        b.update_bw(&r);
+        assert_eq!(b.max_bw(), 350.0);
+    }
+
+    #[test]
+    fn losses_conserve_packets_and_restore_the_window() {
+        let mut b = Bbr::new();
+        let mut st = test_state(10.0, 1e9);
+        let total = through_startup(&mut b, &mut st);
+        st.cwnd = 80.0;
+        let a = AckSample {
+            acked: 0,
+            duplicate: true,
+            rtt: None,
+            rate: Some(rs(490.0, 500, total + 1, (60, 57), 0.1)),
+        };
+        b.on_ack_arrival(&st, &a);
+        b.on_congestion(&mut st, Signal::DupAcks);
+        assert_eq!((st.cwnd, st.ssthresh, b.prior_cwnd), (57.0, INFINITE_SSTHRESH, 80.0));
+        st.recovery_base = 50.0;
+        b.on_recovery_exit(&mut st);
+        assert_eq!(st.cwnd, 80.0);
+        // a timeout: cwnd 1, back once the data outstanding then (60) is acknowledged
+        st.flight = 60;
+        b.on_congestion(&mut st, Signal::Timeout);
+        assert_eq!((st.cwnd, b.full_bw), (1.0, 0.0));
+        let a = |n| AckSample {
+            acked: n,
+            duplicate: false,
+            rtt: None,
+            rate: None,
+        };
+        b.on_ack(&mut st, &a(30));
+        assert_eq!(st.cwnd, 31.0);
+        b.on_ack(&mut st, &a(30));
+        // restored: max(31, 80) + 30, below the target of Drain 2.885·49 → 142 + 6 = 148
+        assert_eq!(st.cwnd, 110.0);
+        // ECN is ignored
+        b.on_congestion(&mut st, Signal::Ecn);
+        assert_eq!(st.cwnd, 110.0);
+    }
+
+    #[test]
+    fn parameters_are_validated() {
+        let mut p = Params::new();
+        p.insert("cwnd_gain".into(), 0.5);
+        assert_eq!(
+            create("bbr", &p).err().unwrap(),
+            "bbr: cwnd_gain = 0.5 is not allowed; must be in [1, 100]"
+        );
+        let mut p = Params::new();
+        p.insert("bw_rtts".into(), 2.5);
+        assert!(create("bbr", &p).err().unwrap().contains("integer"));
+        let mut p = Params::new();
+        p.insert("probe_rtt_time".into(), 0.0);
+        assert!(create("bbr", &p).is_ok());
     }
 }

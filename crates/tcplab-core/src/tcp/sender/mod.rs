@@ -131,7 +131,9 @@ pub struct Sender {
     pub backoff: u32,
     /// `secs(current_rto())` for the (rto bits, backoff) it was computed from: the
     /// conversion costs more than the rest of arming the timer, which every ACK does.
-    rto_ns: Option<((u64, u32), Time)>,
+    /// The key (0, u32::MAX) stands for none (never a real one: the back-off stops at 20);
+    /// without an `Option` the sender stays within its size bound.
+    rto_ns: ((u64, u32), Time),
     /// When the retransmission timer expires, if armed.
     pub rto_deadline: Option<Time>,
     syn_retransmitted: bool,
@@ -214,7 +216,7 @@ impl Sender {
             has_rtt: false,
             rto,
             backoff: 0,
-            rto_ns: None,
+            rto_ns: ((0, u32::MAX), 0),
             rto_deadline: None,
             syn_retransmitted: false,
             partial_ack_seen: false,
