@@ -120,7 +120,8 @@ fn jain(x: &[f64]) -> f64 {
 
 #[test]
 fn two_flows_share_fairly() {
-    // Measured (seed 1, 60 s, 1000-packet buffer): 4.69 and 4.74 Mb/s, Jain 0.9999.
+    // Measured (seed 1, 60 s): 1000-packet buffer 4.81 and 4.62 Mb/s, Jain 0.9996, 98.1 % of
+    // the payload rate; 100-packet buffer with SACK 4.64 and 4.78 Mb/s, Jain 0.9998, 98.0 %.
     for (limit, sack) in [(1000, false), (100, true)] {
         let mut spec: Value = serde_json::from_str(&dumbbell("bbr", json!({}), 2, limit, 60.0)).unwrap();
         spec["flows"][0]["tcp"] = json!({ "sack": sack });
@@ -128,7 +129,6 @@ fn two_flows_share_fairly() {
         let g = goodputs(&out);
         let j = jain(&g);
         let util = g.iter().sum::<f64>() / PAYLOAD_BPS;
-        eprintln!("buffer {limit} sack {sack}: {g:?} Jain {j} util {util}");
         assert!(j >= 0.9 && util >= 0.9, "buffer {limit}: {g:?} Jain {j} utilisation {util}");
     }
 }
