@@ -129,7 +129,10 @@ fn two_flows_share_fairly() {
         let g = goodputs(&out);
         let j = jain(&g);
         let util = g.iter().sum::<f64>() / PAYLOAD_BPS;
-        assert!(j >= 0.9 && util >= 0.9, "buffer {limit}: {g:?} Jain {j} utilisation {util}");
+        assert!(
+            j >= 0.9 && util >= 0.9,
+            "buffer {limit}: {g:?} Jain {j} utilisation {util}"
+        );
     }
 }
 

@@ -83,7 +83,13 @@ const FAMILIES: &[(&str, &str, bool, &[&str])] = &[
         "bbr",
         "{}",
         false,
-        &["bbr_state", "bbr_btl_bw", "bbr_min_rtt", "bbr_pacing_gain", "bbr_cwnd_gain"],
+        &[
+            "bbr_state",
+            "bbr_btl_bw",
+            "bbr_min_rtt",
+            "bbr_pacing_gain",
+            "bbr_cwnd_gain",
+        ],
     ),
 ];
 

@@ -569,7 +569,14 @@ impl CongestionControl for Bbr {
     fn samples(&self, out: &mut Vec<(&'static str, f64)>) {
         out.push(("bbr_state", self.mode as u8 as f64));
         out.push(("bbr_btl_bw", self.max_bw()));
-        out.push(("bbr_min_rtt", if self.min_rtt.is_finite() { self.min_rtt } else { f64::NAN }));
+        out.push((
+            "bbr_min_rtt",
+            if self.min_rtt.is_finite() {
+                self.min_rtt
+            } else {
+                f64::NAN
+            },
+        ));
         out.push(("bbr_pacing_gain", self.pacing_gain));
         out.push(("bbr_cwnd_gain", self.cwnd_gain));
         out.push(("bbr_pacing_rate", self.pacing_rate));
@@ -754,9 +761,19 @@ mod tests {
         // the round ends at 10.9 s, before the 200 ms
         feed(&mut b, &mut st, 10.9, rs(490.0, round_end, round_end + 4, (4, 4), 0.12));
         assert!(b.probe_rtt_round_done && b.mode == Mode::ProbeRtt);
-        feed(&mut b, &mut st, 10.99, rs(490.0, round_end + 1, round_end + 5, (4, 4), 0.12));
+        feed(
+            &mut b,
+            &mut st,
+            10.99,
+            rs(490.0, round_end + 1, round_end + 5, (4, 4), 0.12),
+        );
         assert_eq!(b.mode, Mode::ProbeRtt);
-        feed(&mut b, &mut st, 11.01, rs(490.0, round_end + 2, round_end + 6, (4, 4), 0.12));
+        feed(
+            &mut b,
+            &mut st,
+            11.01,
+            rs(490.0, round_end + 2, round_end + 6, (4, 4), 0.12),
+        );
         assert_eq!(b.mode, Mode::ProbeBw, "the pipe was full: back to ProbeBW");
         assert_eq!(b.min_rtt_stamp, secs(11.01));
         // the cwnd before ProbeRTT comes back, + 1 for the ACK (below the target

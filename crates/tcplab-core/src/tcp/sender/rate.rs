@@ -82,10 +82,7 @@ impl RateSampler {
     }
 
     fn deliver(&mut self, seq: u64) {
-        let Some(info) = seq
-            .checked_sub(self.base)
-            .and_then(|k| self.segs.get_mut(k as usize))
-        else {
+        let Some(info) = seq.checked_sub(self.base).and_then(|k| self.segs.get_mut(k as usize)) else {
             return;
         };
         if !info.live {
@@ -118,23 +115,12 @@ impl RateSampler {
 
     /// An ACK arrives: the cumulative ACK moves from `una` to `ack` (equal for a duplicate
     /// ACK), `outstanding` = segments sent and not cumulatively ACKed before it.
-    pub fn on_ack(
-        &mut self,
-        now: Time,
-        una: u64,
-        ack: u64,
-        outstanding: u64,
-        sack: bool,
-        min_rtt: f64,
-    ) -> RateSample {
+    pub fn on_ack(&mut self, now: Time, una: u64, ack: u64, outstanding: u64, sack: bool, min_rtt: f64) -> RateSample {
         // `pending` holds the segments this ACK's SACK blocks delivered already.
         let prior_in_flight = outstanding.saturating_sub(self.sacked_out - self.pending);
         let mut cum_sacked = 0;
         for seq in una.max(self.base)..ack {
-            let was_sacked = self
-                .segs
-                .get((seq - self.base) as usize)
-                .is_none_or(|i| !i.live);
+            let was_sacked = self.segs.get((seq - self.base) as usize).is_none_or(|i| !i.live);
             cum_sacked += u64::from(was_sacked);
             self.deliver(seq);
         }
