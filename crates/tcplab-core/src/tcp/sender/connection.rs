@@ -145,8 +145,8 @@ impl Sender {
             sent = true;
         }
         self.st.flight = self.snd_max - self.snd_una;
-        if self.snd_nxt >= limit && self.st.flight < wnd {
-            if let Some(r) = self.rate.as_deref_mut() {
+        if let Some(r) = self.rate.as_deref_mut() {
+            if self.snd_nxt >= limit && self.st.flight < wnd {
                 r.app_limited(self.st.flight);
             }
         }
