@@ -155,7 +155,9 @@ pub struct RateSample {
     pub prior_delivered: u64,
     /// The connection's delivered count after this ACK.
     pub total_delivered: u64,
-    /// Segments in flight (sent, neither acknowledged nor SACKed) before and after the ACK.
+    /// Segments in flight (sent, neither acknowledged nor SACKed, nor counted delivered by
+    /// a duplicate ACK) before and after the ACK; with SACK, after the ACK, RFC 6675's pipe
+    /// (which leaves out the segments deemed lost and counts their retransmissions).
     pub prior_in_flight: u64,
     pub in_flight: u64,
     /// Segments newly delivered (acknowledged or SACKed) by this ACK.

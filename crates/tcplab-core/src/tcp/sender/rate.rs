@@ -26,8 +26,11 @@ struct TxInfo {
     delivered_time: Time,
     app_limited: bool,
     retransmitted: bool,
-    /// Recorded and not yet delivered (false: delivered already, or never recorded).
+    /// Recorded and not yet delivered.
     live: bool,
+    /// Delivered (SACKed) already: a retransmission of it (go-back-N after a timeout)
+    /// delivers nothing new and is not recorded again.
+    done: bool,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -65,6 +68,9 @@ impl RateSampler {
         if self.segs.len() <= k {
             self.segs.resize(k + 1, TxInfo::default());
         }
+        if self.segs[k].done {
+            return;
+        }
         self.segs[k] = TxInfo {
             sent: now,
             first_sent: self.first_sent_time,
@@ -73,6 +79,7 @@ impl RateSampler {
             app_limited: self.app_limited != 0,
             retransmitted: retransmission,
             live: true,
+            done: false,
         };
     }
 
@@ -89,6 +96,7 @@ impl RateSampler {
             return;
         }
         info.live = false;
+        info.done = true;
         let info = *info;
         self.pending += 1;
         if !info.retransmitted {
@@ -120,7 +128,7 @@ impl RateSampler {
         let prior_in_flight = outstanding.saturating_sub(self.sacked_out - self.pending);
         let mut cum_sacked = 0;
         for seq in una.max(self.base)..ack {
-            let was_sacked = self.segs.get((seq - self.base) as usize).is_none_or(|i| !i.live);
+            let was_sacked = self.segs.get((seq - self.base) as usize).is_some_and(|i| i.done);
             cum_sacked += u64::from(was_sacked);
             self.deliver(seq);
         }
@@ -178,12 +186,18 @@ impl RateSampler {
 
 impl Sender {
     /// The rate sample of an ACK that moves the cumulative ACK to `ack` (before `snd_una`
-    /// moves), if the algorithm asks for rate samples.
+    /// moves, after the scoreboard took the ACK), if the algorithm asks for rate samples.
     pub(super) fn rate_sample(&mut self, now: Time, ack: u64) -> Option<RateSample> {
         let (una, outstanding, sack) = (self.snd_una, self.snd_max - self.snd_una, self.cfg.sack);
         let min_rtt = self.st.min_rtt;
         let r = self.rate.as_deref_mut()?;
-        Some(r.on_ack(now, una, ack, outstanding, sack, min_rtt))
+        let mut rs = r.on_ack(now, una, ack, outstanding, sack, min_rtt);
+        if let Some(sb) = self.scoreboard.as_deref() {
+            // With SACK, what is in flight leaves out the lost segments too: RFC 6675's
+            // pipe, as the kernel's packets_in_flight.
+            rs.in_flight = sb.pipe(self.snd_max, self.cfg.dupthresh);
+        }
+        Some(rs)
     }
 }
 
@@ -280,6 +294,10 @@ mod tests {
         let a = r.on_ack(ms(30.0), 5, 5, 4, true, 0.0);
         assert_eq!((a.newly_delivered, a.total_delivered), (2, 7));
         assert_eq!((a.prior_in_flight, a.in_flight), (4, 2));
+        // Go-back-N after a timeout sends 5..9 again: the SACKed 6 and 7 stay delivered.
+        for s in 5..9 {
+            r.sent(s, ms(30.5), 4, true);
+        }
         let a = r.on_ack(ms(31.0), 5, 9, 4, true, 0.0);
         assert_eq!((a.newly_delivered, a.total_delivered, a.prior_in_flight), (2, 9, 2));
         assert_eq!(a.in_flight, 0);
