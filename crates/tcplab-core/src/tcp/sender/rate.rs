@@ -319,4 +319,44 @@ mod tests {
         assert!(r.on_ack(ms(100.0), 2, 3, 2, false, 0.0).is_app_limited);
         assert!(!r.on_ack(ms(101.0), 3, 4, 1, false, 0.0).is_app_limited);
     }
+
+    #[test]
+    fn only_algorithms_that_ask_get_a_sampler() {
+        use crate::scenario::TcpSpec;
+        use crate::tcp::sender::SenderConfig;
+        use crate::tcp::Kind;
+        let make = |cc: &str| {
+            let tcp = TcpSpec {
+                init_cwnd: 4.0,
+                tick: 0.0,
+                ..TcpSpec::default()
+            };
+            let cfg = SenderConfig::from_spec(&tcp, None);
+            Sender::new(cfg, &tcp, crate::cc::create(cc, &crate::cc::Params::new()).unwrap())
+        };
+        for cc in ["newreno", "cubic", "fast", "vegas"] {
+            assert!(make(cc).rate.is_none(), "{cc}");
+        }
+        let mut s = make("bbr");
+        let mut out = vec![];
+        s.start(0, &mut out);
+        // BBR paces (at 2.885 · 4 / 1 ms): the rest of the first window at the pacer's events
+        while let Some(t) = s.pace_event_due() {
+            s.on_pace_event(t, &mut out);
+        }
+        assert_eq!(out.len(), 4);
+        s.on_ack(ms(40.0), Kind::Ack, 2, 0, &mut out);
+        s.on_ack(ms(41.0), Kind::Ack, 2, 0, &mut out);
+        let r = s.rate.as_deref().unwrap();
+        assert_eq!((r.delivered, r.sacked_out, r.base), (3, 1, 2));
+        // switching a running connection to BBR starts the sampler there
+        let mut s = make("newreno");
+        s.start(0, &mut out);
+        s.switch_cc(
+            ms(1.0),
+            crate::cc::create("bbr", &crate::cc::Params::new()).unwrap(),
+            &mut out,
+        );
+        assert!(s.rate.is_some());
+    }
 }
