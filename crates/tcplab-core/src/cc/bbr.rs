@@ -14,7 +14,7 @@
 //! - States: Startup (pacing and cwnd gain 2/ln 2 = 2.885) until btl_bw grew less than 25 %
 //!   in 3 rounds (non-app-limited round starts); Drain (pacing gain 1/2.885) until the
 //!   segments in flight ≤ BDP; ProbeBW cycling pacing gains 5/4, 3/4, 1, 1, 1, 1, 1, 1 (a
-//!   phase lasts min_rtt; the 5/4 phase goes on until in flight reaches 5/4·BDP, the 3/4
+//!   phase lasts min_rtt; the 5/4 phase goes on until in flight reaches 5/4·BDP or a loss, the 3/4
 //!   phase ends early once in flight ≤ BDP), starting at a random phase other than 3/4
 //!   drawn from the connection's stream `st.rng`; ProbeRTT: cwnd = `min_cwnd` (4) until
 //!   `probe_rtt_time` (200 ms) and one round trip have passed with in flight ≤ 4, then
@@ -46,7 +46,9 @@
 //!   are exact (2/ln 2 not 739/256), differences below 1 % of the kernel's values.
 //! - No long-term (policer) bandwidth estimate (`lt_bw`) and no idle-restart handling (the
 //!   backplane has no idle restart event).
-//! - The 5/4 phase does not end on losses (the rate sample has no loss count).
+//! - The rate sample has no loss count: the 5/4 phase ends on a loss (once it lasted
+//!   min_rtt) at the first ACK after a fast retransmit or a timeout, and a lossy ACK does
+//!   not take its losses off cwnd (recovery sets the window instead, below).
 //! - Recovery is the backplane's: after the window is set to the segments in flight,
 //!   Reno/NewReno inflation (or RFC 6675's pipe with SACK) conserves packets for the whole
 //!   recovery, not only its first round, and BBR's cwnd rules resume when it ends.
@@ -143,6 +145,8 @@ pub struct Bbr {
     prior_cwnd: f64,
     restore_cwnd: bool,
     in_recovery: bool,
+    /// A loss was detected (fast retransmit or timeout) since the last rate sample.
+    loss_seen: bool,
     /// After a timeout: segments still to be acknowledged before the loss state ends.
     loss_left: Option<u64>,
     /// The random part of the next ProbeBW start phase, drawn ahead from `st.rng` (the model
@@ -230,6 +234,7 @@ impl Bbr {
             prior_cwnd: 0.0,
             restore_cwnd: false,
             in_recovery: false,
+            loss_seen: false,
             loss_left: None,
             cycle_offset: 0,
             redraw: true,
@@ -326,7 +331,7 @@ impl Bbr {
         }
     }
 
-    fn update_cycle_phase(&mut self, st: &CcState, rs: &RateSample) {
+    fn update_cycle_phase(&mut self, st: &CcState, rs: &RateSample, losses: bool) {
         if self.mode != Mode::ProbeBw {
             return;
         }
@@ -335,7 +340,7 @@ impl Bbr {
         let next = if self.pacing_gain == 1.0 {
             full_length
         } else if self.pacing_gain > 1.0 {
-            full_length && inflight >= self.target_cwnd(self.max_bw(), self.pacing_gain, st)
+            full_length && (losses || inflight >= self.target_cwnd(self.max_bw(), self.pacing_gain, st))
         } else {
             full_length || inflight <= self.target_cwnd(self.max_bw(), 1.0, st)
         };
@@ -419,7 +424,8 @@ impl Bbr {
         self.delivered = rs.total_delivered;
         self.in_flight = rs.in_flight;
         self.update_bw(rs);
-        self.update_cycle_phase(st, rs);
+        let losses = std::mem::take(&mut self.loss_seen);
+        self.update_cycle_phase(st, rs, losses);
         self.check_full_bw_reached(rs);
         self.check_drain(st, rs);
         self.update_min_rtt(st, rs);
@@ -537,11 +543,13 @@ impl CongestionControl for Bbr {
         self.save_cwnd(st.cwnd);
         match signal {
             Signal::DupAcks => {
+                self.loss_seen = true;
                 // Packet conservation: the window is what is in flight.
                 self.in_recovery = true;
                 st.cwnd = (self.in_flight as f64).max(1.0);
             }
             Signal::Timeout => {
+                self.loss_seen = true;
                 self.in_recovery = false;
                 self.loss_left = Some(st.flight);
                 self.full_bw = 0.0;
@@ -708,6 +716,7 @@ mod tests {
         assert_eq!(step(&mut b, &mut st, 0.05, 100), (0, 1.25), "shorter than min_rtt");
         assert_eq!(step(&mut b, &mut st, 0.06, 67), (0, 1.25), "in flight below 5/4 BDP");
         assert_eq!(step(&mut b, &mut st, 0.01, 68), (1, 0.75));
+        // (a loss ends the 5/4 phase too, once it lasted min_rtt: checked below)
         // 3/4 phase: ends early once in flight ≤ BDP (56), else after min_rtt
         assert_eq!(step(&mut b, &mut st, 0.01, 57), (1, 0.75));
         assert_eq!(step(&mut b, &mut st, 0.01, 56), (2, 1.0));
@@ -717,6 +726,11 @@ mod tests {
             assert_eq!(step(&mut b, &mut st, 0.051, 10), (idx, 1.0));
         }
         assert_eq!(step(&mut b, &mut st, 0.101, 10), (0, 1.25));
+        // a fast retransmit: the next ACK ends the 5/4 phase if it lasted min_rtt
+        b.on_congestion(&mut st, Signal::DupAcks);
+        assert_eq!(step(&mut b, &mut st, 0.05, 10), (0, 1.25), "shorter than min_rtt");
+        b.on_congestion(&mut st, Signal::DupAcks);
+        assert_eq!(step(&mut b, &mut st, 0.06, 10), (1, 0.75));
         // the start phase is random, never the 3/4 one: idx 7 − r + 1, r ∈ [0, 7)
         let mut seen = [0u32; CYCLE_LEN];
         for seed in 0..400 {
