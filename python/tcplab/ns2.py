@@ -397,10 +397,18 @@ def run_ns2(
             shutil.rmtree(wd, ignore_errors=True)
 
 
+_KEYWORDS = ("SETUP_DONE", "PEAK_KB", "TIMING", "FLOW", "LINK")
+
+
 def _parse(out: str, spec: dict, t0: float, wall: float, peak_kb: int, loss_position: str) -> dict:
     flows, links = [], []
     setup_ms = loop_start = loop_end = None
     for line in out.splitlines():
+        if line.startswith("TCP-LP:"):
+            # TCP-LP's module prints a debug line per ACK (pr_debug is printf in ns-2) through
+            # C's stdout buffer, which flushes in blocks: a fragment may precede our output.
+            at = [line.find(k) for k in _KEYWORDS if k in line]
+            line = line[min(at):] if at else ""
         parts = line.split()
         if not parts:
             continue

@@ -13,6 +13,9 @@
 //!
 //! Parameters (`cc_params`): `rtt0` = 0.025 s.
 //!
+//! In SACK recovery the window follows Linux's rate halving toward the module's `min_cwnd`
+//! = ssthresh/2 (`tcp_reno_min_cwnd`; see `linux::RateHalving`).
+//!
 //! Departures from the kernel: ρ is first computed at the first RTT sample (the kernel
 //! takes the srtt of the handshake at connection set-up; without a handshake it would see
 //! srtt = 0 and keep ρ = 1); the kernel's window clamp of 65535 segments is not applied (the
@@ -33,6 +36,7 @@ pub struct Hybla {
     /// smallest srtt seen (seconds)
     min_srtt: f64,
     cwnd_cnt: u64,
+    rh: linux::RateHalving,
     loss: linux::LossState,
 }
 
@@ -58,6 +62,7 @@ impl Hybla {
             cents: 0,
             min_srtt: f64::INFINITY,
             cwnd_cnt: 0,
+            rh: linux::RateHalving::default(),
             loss: linux::LossState::default(),
         };
         h.recalc(0.0);
@@ -116,6 +121,7 @@ impl CongestionControl for Hybla {
 
     fn on_congestion(&mut self, st: &mut CcState, signal: Signal) {
         let ssthresh = linux::recomputes_ssthresh(st, signal).then(|| (snd_cwnd(st) / 2).max(2));
+        self.rh.on_congestion(st, signal);
         linux::apply_loss(st, signal, ssthresh);
         self.cwnd_cnt = 0;
         if signal == Signal::Timeout {
@@ -123,6 +129,15 @@ impl CongestionControl for Hybla {
         } else {
             self.loss.clear();
         }
+    }
+
+    fn on_recovery_ack(&mut self, st: &mut CcState, _ack: &AckSample) {
+        self.rh.on_ack(st);
+    }
+
+    fn on_recovery_exit(&mut self, st: &mut CcState) {
+        st.cwnd = st.recovery_base;
+        self.rh.stop();
     }
 
     fn samples(&self, out: &mut Vec<(&'static str, f64)>) {

@@ -22,6 +22,9 @@
 //! Parameters (`cc_params`): `alpha_min` = 0.3, `alpha_max` = 10, `beta_min` = 0.125,
 //! `beta_max` = 0.5, `win_thresh` = 15, `theta` = 5, `linux_2622_ssthresh` = 0.
 //!
+//! In SACK recovery the window follows Linux's rate halving toward the module's `min_cwnd`
+//! = ssthresh/2 (`tcp_reno_min_cwnd`; see `linux::RateHalving`).
+//!
 //! Departures: α and β are floats (the kernel's fixed point makes α_min 38/128 = 0.297);
 //! RTTs are not rounded to microseconds. Linux 2.6.22's module, and ns-2.35's copy of it,
 //! compute ssthresh = max(⌊cwnd·β⌋, 2) — a window of cwnd/8 after a loss at low delay,
@@ -59,6 +62,7 @@ pub struct Illinois {
     rtt_low: u64,
     rounds: Rounds,
     cwnd_cnt: u64,
+    rh: linux::RateHalving,
 }
 
 impl Illinois {
@@ -108,6 +112,7 @@ impl Illinois {
             rtt_low: 0,
             rounds: Rounds::default(),
             cwnd_cnt: 0,
+            rh: linux::RateHalving::default(),
         };
         s.alpha = amax;
         Ok(s)
@@ -219,6 +224,7 @@ impl CongestionControl for Illinois {
                 w.saturating_sub(cut).max(2)
             }
         });
+        self.rh.on_congestion(st, signal);
         linux::apply_loss(st, signal, ssthresh);
         self.cwnd_cnt = 0;
         if signal == Signal::Timeout {
@@ -228,6 +234,15 @@ impl CongestionControl for Illinois {
             self.rtt_above = false;
             self.rtt_reset(st);
         }
+    }
+
+    fn on_recovery_ack(&mut self, st: &mut CcState, _ack: &AckSample) {
+        self.rh.on_ack(st);
+    }
+
+    fn on_recovery_exit(&mut self, st: &mut CcState) {
+        st.cwnd = st.recovery_base;
+        self.rh.stop();
     }
 
     fn samples(&self, out: &mut Vec<(&'static str, f64)>) {

@@ -52,7 +52,8 @@ pub fn recomputes_ssthresh(st: &CcState, signal: Signal) -> bool {
 /// `ssthresh()` result, or `None` when Linux would not call it, see
 /// [`recomputes_ssthresh`]) and cwnd = ssthresh after duplicate ACKs (Linux's rate halving
 /// ends with `tcp_complete_cwr`, cwnd = min(cwnd, ssthresh); our backplane's fast recovery
-/// starts from that window and returns to it), cwnd = 1 after a timeout.
+/// starts from that window and returns to it), cwnd = 1 after a timeout. That is Linux's
+/// result for the modules without `min_cwnd`; those with one add [`RateHalving`].
 pub fn apply_loss(st: &mut CcState, signal: Signal, ssthresh: Option<u64>) {
     if let Some(s) = ssthresh {
         st.ssthresh = s as f64;
@@ -62,6 +63,71 @@ pub fn apply_loss(st: &mut CcState, signal: Signal, ssthresh: Option<u64>) {
         _ => st.ssthresh.min(snd_cwnd(st) as f64),
     };
     st.recovery_base = st.cwnd;
+}
+
+/// Linux 2.6.22's rate halving in fast recovery (`tcp_cwnd_down`) for the modules whose
+/// `min_cwnd` is Reno's ssthresh/2 (`tcp_reno_min_cwnd`: scalable, hybla, illinois, yeah,
+/// lp): from the window at the loss, cwnd loses one segment every second ACK during recovery,
+/// not below ssthresh/2, and recovery ends with cwnd = min(cwnd, ssthresh)
+/// (`tcp_complete_cwr`), after which the module slow-starts back to ssthresh. A recovery of
+/// one round trip thus ends near half the window whatever the module's ssthresh (7/8 for
+/// Scalable). ns-2.35's TCP-Linux does the same (`next_pkts_in_flight_`, `min_cwnd`). The
+/// modules whose `min_cwnd` is ssthresh (none defined: cubic, bic, htcp, veno) stop at
+/// ssthresh, which is where [`apply_loss`] puts cwnd at once. Our backplane calls it through
+/// `on_recovery_ack` in SACK recovery only (NewReno's window inflation is another model);
+/// Linux's other bound, cwnd ≤ in flight + 1, is not applied.
+#[derive(Debug, Clone, Default)]
+pub struct RateHalving {
+    /// The emulated Linux window during recovery (0 = not in recovery).
+    window: u64,
+    odd: bool,
+}
+
+impl RateHalving {
+    /// At the loss (after duplicate ACKs), with Linux's window before the reduction.
+    pub fn start(&mut self, window: u64) {
+        self.window = window;
+        self.odd = false;
+    }
+
+    /// An ACK in recovery with `tcp_reno_min_cwnd`: every second one lowers the window by
+    /// one down to ssthresh/2; cwnd (and the window recovery returns to) is min(ssthresh,
+    /// that window).
+    pub fn on_ack(&mut self, st: &mut CcState) {
+        let ssthresh = st.ssthresh;
+        self.on_ack_to(st, crate::sim::floor(ssthresh / 2.0) as u64, ssthresh);
+    }
+
+    /// An ACK in recovery with the module's `min_cwnd`: cwnd = min(`cap`, the window), the
+    /// window losing one every second ACK while above `min_cwnd`. The cap stands for our
+    /// backplane's start of recovery at cwnd = ssthresh (Linux starts from the old window
+    /// and sends one segment per two ACKs from the first).
+    pub fn on_ack_to(&mut self, st: &mut CcState, min_cwnd: u64, cap: f64) {
+        if self.window == 0 {
+            return;
+        }
+        if self.odd && self.window > min_cwnd {
+            self.window -= 1;
+        }
+        self.odd = !self.odd;
+        let w = (self.window as f64).min(cap).max(1.0);
+        st.cwnd = w;
+        st.recovery_base = w;
+    }
+
+    /// The module's loss reaction: called before [`apply_loss`]; duplicate ACKs start it.
+    pub fn on_congestion(&mut self, st: &CcState, signal: Signal) {
+        if signal == Signal::DupAcks {
+            self.start(snd_cwnd(st));
+        } else {
+            self.stop();
+        }
+    }
+
+    /// Recovery ended (or a timeout came).
+    pub fn stop(&mut self) {
+        self.window = 0;
+    }
 }
 
 /// Linux's Loss state after a timeout: it lasts until the data outstanding at the timeout
@@ -254,6 +320,34 @@ mod tests {
         assert!(l.on_ack(3) && l.active());
         assert!(l.on_ack(2) && !l.active(), "the ACK that ends it arrived in the state");
         assert!(!l.on_ack(1));
+    }
+
+    #[test]
+    fn rate_halving_lowers_the_window_every_second_ack_down_to_half_ssthresh() {
+        // Scalable at cwnd 72: ssthresh 63, cwnd 63 at once (apply_loss); Linux's window 72
+        // loses one per two ACKs: after 20 ACKs 62, after 40 ACKs 52; it stops at 31.
+        let mut st = test_state(72.0, 100.0);
+        apply_loss(&mut st, Signal::DupAcks, Some(63));
+        let mut rh = RateHalving::default();
+        rh.start(72);
+        for _ in 0..19 {
+            rh.on_ack(&mut st);
+        }
+        assert_eq!((st.cwnd, st.recovery_base), (63.0, 63.0));
+        rh.on_ack(&mut st);
+        assert_eq!((st.cwnd, st.recovery_base), (62.0, 62.0));
+        for _ in 0..20 {
+            rh.on_ack(&mut st);
+        }
+        assert_eq!(st.cwnd, 52.0);
+        for _ in 0..200 {
+            rh.on_ack(&mut st);
+        }
+        assert_eq!((st.cwnd, st.ssthresh), (31.0, 63.0));
+        rh.stop();
+        st.cwnd = 40.0;
+        rh.on_ack(&mut st);
+        assert_eq!(st.cwnd, 40.0, "no effect outside recovery");
     }
 
     #[test]

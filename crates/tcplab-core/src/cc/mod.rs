@@ -20,6 +20,7 @@ mod htcp;
 mod hybla;
 mod illinois;
 pub mod linux;
+mod lp;
 mod newreno;
 mod reno;
 mod rfs;
@@ -31,6 +32,7 @@ mod veno;
 mod westwood;
 mod westwood_plus;
 mod wpp;
+mod yeah;
 
 pub use fair_share::PathShare;
 
@@ -208,10 +210,19 @@ pub trait CongestionControl: Send {
     /// Every ACK arrival, new or duplicate, before the backplane acts on it (estimators).
     fn on_ack_arrival(&mut self, _st: &CcState, _ack: &AckSample) {}
 
+    /// The timestamp option of an arriving ACK when the flow uses timestamps, before
+    /// `on_ack_arrival`: the receiver's clock when it sent the ACK (TSval) and the sender's
+    /// time it echoes (TSecr), as simulation times. Needed for one-way delay (TCP-LP).
+    fn on_ack_timestamps(&mut self, _ts_val: Time, _ts_echo: Time) {}
+
     /// element_cr: set ssthresh and cwnd after a congestion signal.
     fn on_congestion(&mut self, st: &mut CcState, signal: Signal) {
         halve(st, signal);
     }
+
+    /// An ACK (duplicate or partial) during SACK-based fast recovery, after `on_ack_arrival`
+    /// and before the sender picks what to send (Linux's rate halving lowers cwnd here).
+    fn on_recovery_ack(&mut self, _st: &mut CcState, _ack: &AckSample) {}
 
     /// The window when fast recovery ends with a full ACK (Reno: with the first new ACK).
     fn on_recovery_exit(&mut self, st: &mut CcState) {
@@ -327,6 +338,8 @@ pub const REGISTRY: &[(&str, Constructor)] = &[
     ("vegas", vegas::Vegas::create),
     ("compound", compound::Compound::create),
     ("fast", fast::Fast::create),
+    ("yeah", yeah::Yeah::create),
+    ("lp", lp::Lp::create),
     ("bbr", bbr::Bbr::create),
 ];
 

@@ -8,7 +8,8 @@
 //! uses 50 instead of Kelly's 100 "to account for delayed ACKs": with an ACK per segment
 //! that is a = 0.02 per ACK, twice Kelly's); slow start while cwnd ≤ ssthresh (+1 per ACK);
 //! on a loss ssthresh = max(cwnd − ⌊cwnd·b⌋, 2), b = 1/8 (the kernel's cwnd − cwnd>>3) over
-//! the integer window, cwnd = ssthresh (1 after a timeout). With `linux` = 0, Kelly's rule
+//! the integer window, cwnd = ssthresh (1 after a timeout); in SACK recovery Linux's rate
+//! halving toward the module's `min_cwnd` = ssthresh/2 (`linux::RateHalving`). With `linux` = 0, Kelly's rule
 //! over a float window: cwnd += a per new ACK (a = 0.01), cwnd ← (1 − b)·cwnd on a loss.
 //!
 //! Parameters (`cc_params`): `linux` = 1, `ai_cnt` = 50 (Linux rule), `a` = 0.01 (Kelly
@@ -25,6 +26,7 @@ pub struct Scalable {
     a: f64,
     b: f64,
     cwnd_cnt: u64,
+    rh: linux::RateHalving,
 }
 
 impl Scalable {
@@ -45,6 +47,7 @@ impl Scalable {
             a,
             b,
             cwnd_cnt: 0,
+            rh: linux::RateHalving::default(),
         }))
     }
 }
@@ -83,6 +86,7 @@ impl CongestionControl for Scalable {
                 let w = snd_cwnd(st);
                 w.saturating_sub(crate::sim::floor(w as f64 * self.b) as u64).max(2)
             });
+            self.rh.on_congestion(st, signal);
             linux::apply_loss(st, signal, ssthresh);
         } else {
             let w = st.cwnd.min(st.rwnd);
@@ -93,6 +97,17 @@ impl CongestionControl for Scalable {
             };
             st.recovery_base = st.cwnd;
         }
+    }
+
+    fn on_recovery_ack(&mut self, st: &mut CcState, _ack: &AckSample) {
+        if self.linux {
+            self.rh.on_ack(st);
+        }
+    }
+
+    fn on_recovery_exit(&mut self, st: &mut CcState) {
+        st.cwnd = st.recovery_base;
+        self.rh.stop();
     }
 
     fn samples(&self, out: &mut Vec<(&'static str, f64)>) {
@@ -197,5 +212,39 @@ mod tests {
         let mut st = test_state(100.0, 1e9);
         cc.on_congestion(&mut st, Signal::DupAcks);
         assert_eq!(st.cwnd, 75.0);
+    }
+
+    #[test]
+    fn linux_rate_halving_takes_the_window_below_ssthresh_to_half_of_it() {
+        // Linux 2.6.22 (and ns-2.35's TCP-Linux): the module's min_cwnd is ssthresh/2, and
+        // fast recovery lowers cwnd by one every second ACK toward it. cwnd 72: ssthresh 63;
+        // 40 ACKs in recovery take Linux's window to 72 − 20 = 52, which the exit keeps; the
+        // next ACK slow-starts (52 ≤ 63).
+        let mut cc = make(&[]);
+        let mut st = test_state(72.0, 1e9);
+        cc.on_congestion(&mut st, Signal::DupAcks);
+        assert_eq!((st.ssthresh, st.cwnd), (63.0, 63.0));
+        let dup = AckSample {
+            acked: 0,
+            duplicate: true,
+            rtt: None,
+            rate: None,
+        };
+        for _ in 0..40 {
+            cc.on_recovery_ack(&mut st, &dup);
+        }
+        cc.on_recovery_exit(&mut st);
+        assert_eq!(st.cwnd, 52.0);
+        cc.on_ack(&mut st, &ack());
+        assert_eq!(st.cwnd, 53.0);
+        // Kelly's rule (linux = 0) has no such halving
+        let mut cc = make(&[("linux", 0.0)]);
+        let mut st = test_state(72.0, 1e9);
+        cc.on_congestion(&mut st, Signal::DupAcks);
+        for _ in 0..40 {
+            cc.on_recovery_ack(&mut st, &dup);
+        }
+        cc.on_recovery_exit(&mut st);
+        assert_eq!(st.cwnd, 63.0);
     }
 }

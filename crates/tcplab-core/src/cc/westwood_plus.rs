@@ -11,7 +11,11 @@
 //! BWE = (7 BWE + b̂'ₖ)/8 (the first sample fills both). Growth is Reno's (Linux: +1 per
 //! cwnd + 1 ACKs in congestion avoidance). On duplicate ACKs ssthresh = max(⌊cwnd/2⌋, 2)
 //! during recovery, and when recovery ends cwnd = ssthresh = max(⌊BWE·RTTmin⌋, 2) (the
-//! kernel's `CA_EVENT_COMPLETE_CWR`), RTTmin the smallest srtt seen. After a timeout the
+//! kernel's `CA_EVENT_COMPLETE_CWR`), RTTmin the smallest srtt seen. In SACK recovery cwnd
+//! follows Linux's rate halving (`tcp_cwnd_down`) toward the module's `min_cwnd` =
+//! BWE·RTTmin, not below it (`linux::RateHalving`, capped at max(ssthresh, BWE·RTTmin)
+//! since our recovery starts at ssthresh): after random losses, when BWE·RTTmin is above
+//! Reno's ssthresh, the window hardly falls. After a timeout the
 //! kernel keeps Reno's ssthresh = max(⌊cwnd/2⌋, 2) and cwnd = 1; the paper sets ssthresh =
 //! BWE·RTTmin there too: `timeout_bwe = 1`.
 //!
@@ -36,6 +40,7 @@ pub struct WestwoodPlus {
     rtt: f64,
     rtt_min: f64,
     cwnd_cnt: u64,
+    rh: linux::RateHalving,
 }
 
 impl WestwoodPlus {
@@ -66,6 +71,7 @@ impl WestwoodPlus {
             rtt: 0.0,
             rtt_min: f64::INFINITY,
             cwnd_cnt: 0,
+            rh: linux::RateHalving::default(),
         }
     }
 
@@ -149,11 +155,20 @@ impl CongestionControl for WestwoodPlus {
                 (snd_cwnd(st) / 2).max(2)
             }
         });
+        self.rh.on_congestion(st, signal);
         linux::apply_loss(st, signal, ssthresh);
         self.cwnd_cnt = 0;
     }
 
+    fn on_recovery_ack(&mut self, st: &mut CcState, _ack: &AckSample) {
+        // the kernel's min_cwnd is BWE·RTTmin: the rate halving stops there, above Reno's
+        // ssthresh when the estimate is larger (random losses)
+        let m = self.bw_rttmin();
+        self.rh.on_ack_to(st, m as u64, st.ssthresh.max(m));
+    }
+
     fn on_recovery_exit(&mut self, st: &mut CcState) {
+        self.rh.stop();
         let w = self.bw_rttmin();
         st.log.push(("westwood_bw_rttmin", w));
         st.cwnd = w;
@@ -216,6 +231,39 @@ mod tests {
         assert!((w.bw_est - 17.0 / 0.051).abs() < 1e-6, "{}", w.bw_est);
         assert_eq!(w.bk, 1.0, "the ACK that closed the interval opens the next");
         assert_eq!(w.rtt_min, 0.02);
+    }
+
+    #[test]
+    fn in_sack_recovery_the_window_halves_toward_bwe_times_rtt_min_not_below() {
+        // Linux 2.6.22: min_cwnd = BWE·RTTmin; the rate halving (one segment less per two
+        // ACKs from the old window) stops there, even above Reno's ssthresh.
+        let mut w = WestwoodPlus::new(false, 0.05);
+        w.bw_est = 600.0;
+        w.rtt_min = 0.05;
+        let mut st = test_state(40.0, 1e9);
+        w.on_congestion(&mut st, Signal::DupAcks);
+        assert_eq!((st.ssthresh, st.cwnd), (20.0, 20.0));
+        w.on_recovery_ack(&mut st, &ack(0));
+        assert_eq!(st.cwnd, 30.0, "min(max(ssthresh, 30), 40)");
+        for _ in 0..60 {
+            w.on_recovery_ack(&mut st, &ack(0));
+        }
+        assert_eq!(st.cwnd, 30.0, "not below BWE·RTTmin");
+        w.on_recovery_exit(&mut st);
+        assert_eq!((st.cwnd, st.ssthresh), (30.0, 30.0));
+        // an estimate below ssthresh: from 40, 50 ACKs take the window to 15 (capped at 20
+        // until then)
+        w.bw_est = 200.0;
+        let mut st = test_state(40.0, 1e9);
+        w.on_congestion(&mut st, Signal::DupAcks);
+        for _ in 0..30 {
+            w.on_recovery_ack(&mut st, &ack(0));
+        }
+        assert_eq!(st.cwnd, 20.0);
+        for _ in 0..20 {
+            w.on_recovery_ack(&mut st, &ack(0));
+        }
+        assert_eq!(st.cwnd, 15.0);
     }
 
     #[test]

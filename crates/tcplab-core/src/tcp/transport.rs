@@ -228,6 +228,9 @@ impl Transport {
             Kind::Ack | Kind::SynAck | Kind::FinAck => {
                 let before = (fl.sender.st.srtt, fl.sender.st.rttvar);
                 let sack = fl.receiver.take_sack(pkt.sack);
+                if fl.spec.tcp.timestamps && pkt.kind == Kind::Ack {
+                    fl.sender.cc.on_ack_timestamps(pkt.ts, pkt.ts_echo);
+                }
                 fl.sender.on_ack_sack(
                     now,
                     pkt.kind,

@@ -47,6 +47,7 @@ impl Sender {
                 self.update_phase();
             } else if self.sack_recovery() {
                 // Partial ACK: NextSeg picks what to send; the timer restarts (RFC 6298).
+                self.cc.on_recovery_ack(&mut self.st, &sample);
                 self.arm(now);
                 self.sack_send(now, out);
                 return;
@@ -108,6 +109,7 @@ impl Sender {
         self.cc.on_ack_arrival(&self.st, &sample);
         if self.st.phase == Phase::FastRecovery {
             if self.sack_recovery() {
+                self.cc.on_recovery_ack(&mut self.st, &sample);
                 self.sack_send(now, out);
                 return;
             }
