@@ -30,9 +30,10 @@
 //!   grows by the acknowledged segments towards it (without a cap before the pipe is full),
 //!   at least `min_cwnd`.
 //! - Loss: BBR keeps its model; ssthresh stays "infinite" (2^31 − 1). Entering fast
-//!   recovery saves cwnd and sets it to the segments in flight (packet conservation: the
-//!   backplane's recovery then sends one segment per segment delivered); leaving it
-//!   restores max(cwnd, saved). A timeout saves cwnd, sets it to 1 and restarts the full-
+//!   recovery saves cwnd, sets it to the segments in flight and starts a round trip; then
+//!   cwnd = max(cwnd, in flight + delivered by the ACK) (packet conservation; with SACK in
+//!   `on_recovery_ack`, without it through NewReno's inflation); leaving it restores
+//!   max(cwnd, saved). A timeout saves cwnd, sets it to 1 and restarts the full-
 //!   pipe estimate; once the data outstanding at the timeout is acknowledged the saved
 //!   cwnd is restored.
 //!
@@ -49,9 +50,15 @@
 //! - The rate sample has no loss count: the 5/4 phase ends on a loss (once it lasted
 //!   min_rtt) at the first ACK after a fast retransmit or a timeout, and a lossy ACK does
 //!   not take its losses off cwnd (recovery sets the window instead, below).
-//! - Recovery is the backplane's: after the window is set to the segments in flight,
-//!   Reno/NewReno inflation (or RFC 6675's pipe with SACK) conserves packets for the whole
-//!   recovery, not only its first round, and BBR's cwnd rules resume when it ends.
+//! - Packet conservation lasts the whole recovery, not only its first round trip: 4.9's
+//!   growth towards the target after it, without 4.9's deduction of each ACK's newly lost
+//!   segments (the rate sample has no loss count), overflowed the queue with the
+//!   recovery's own sending (one flow, SACK, 10 Mb/s, 44 ms, 50-packet buffer, 20 s:
+//!   4.8 Mb/s and a timeout against 9.35 Mb/s and none). Without SACK the conservation
+//!   is NewReno's inflation (the backplane calls the algorithm during recovery in SACK
+//!   recovery only). The window set on entry leaves out the ACK's delivered segment (one
+//!   segment less than 4.9; the next ACK makes it up).
+//! - State changes inside a NewReno recovery are logged at the next ACK after it.
 //! - ProbeRTT marks samples as app-limited through its own record (the segments sent from
 //!   its entry until the data then in flight is delivered), not the sender's.
 use super::linux::{param_in, param_int};
@@ -147,6 +154,8 @@ pub struct Bbr {
     in_recovery: bool,
     /// A loss was detected (fast retransmit or timeout) since the last rate sample.
     loss_seen: bool,
+    /// The backplane calls `on_recovery_ack` in this recovery (SACK recovery).
+    sack_recovery: bool,
     /// After a timeout: segments still to be acknowledged before the loss state ends.
     loss_left: Option<u64>,
     /// The random part of the next ProbeBW start phase, drawn ahead from `st.rng` (the model
@@ -235,6 +244,7 @@ impl Bbr {
             restore_cwnd: false,
             in_recovery: false,
             loss_seen: false,
+            sack_recovery: false,
             loss_left: None,
             cycle_offset: 0,
             redraw: true,
@@ -544,8 +554,11 @@ impl CongestionControl for Bbr {
         match signal {
             Signal::DupAcks => {
                 self.loss_seen = true;
-                // Packet conservation: the window is what is in flight.
+                // Packet conservation: the window is what is in flight, for a round trip
+                // that starts now.
                 self.in_recovery = true;
+                self.sack_recovery = false;
+                self.next_rtt_delivered = self.delivered;
                 st.cwnd = (self.in_flight as f64).max(1.0);
             }
             Signal::Timeout => {
@@ -563,9 +576,23 @@ impl CongestionControl for Bbr {
         st.recovery_base = st.cwnd;
     }
 
+    fn on_recovery_ack(&mut self, st: &mut CcState, ack: &AckSample) {
+        self.sack_recovery = true;
+        self.housekeeping(st);
+        let bw = self.max_bw();
+        self.set_pacing_rate(st, bw * self.pacing_gain);
+        if let Some(rs) = ack.rate {
+            // Packet conservation for the whole recovery (see the departures).
+            st.cwnd = st.cwnd.max((rs.in_flight + rs.newly_delivered) as f64);
+        }
+    }
+
     fn on_recovery_exit(&mut self, st: &mut CcState) {
         self.in_recovery = false;
-        st.cwnd = st.recovery_base.max(self.prior_cwnd).max(self.min_cwnd);
+        // NewReno's recovery inflated cwnd (recovery_base is the window without it); in
+        // SACK recovery cwnd is BBR's own.
+        let base = if self.sack_recovery { st.cwnd } else { st.recovery_base };
+        st.cwnd = base.max(self.prior_cwnd).max(self.min_cwnd);
         if self.mode == Mode::ProbeRtt {
             st.cwnd = st.cwnd.min(self.min_cwnd);
         }
@@ -874,6 +901,53 @@ mod tests {
         // ECN is ignored
         b.on_congestion(&mut st, Signal::Ecn);
         assert_eq!(st.cwnd, 110.0);
+    }
+
+    #[test]
+    fn sack_recovery_conserves_packets() {
+        let mut b = Bbr::new();
+        let mut st = test_state(10.0, 1e9);
+        let total = through_startup(&mut b, &mut st); // 600 delivered, Drain, 490/s, 0.1 s
+        b.cycle_offset = 0;
+        feed(&mut b, &mut st, 0.6, rs(490.0, 500, total + 1, (56, 56), 0.1));
+        assert_eq!(b.mode, Mode::ProbeBw);
+        st.cwnd = 100.0;
+        let ack = |b: &mut Bbr, st: &mut CcState, t: f64, r: RateSample, dup: bool| {
+            st.now = secs(t);
+            let a = AckSample {
+                acked: u64::from(!dup),
+                duplicate: dup,
+                rtt: None,
+                rate: Some(r),
+            };
+            b.on_ack_arrival(st, &a);
+            a
+        };
+        // the third duplicate ACK: 60 in flight (pipe)
+        let d = total + 1;
+        ack(&mut b, &mut st, 0.61, rs(490.0, 550, d + 1, (63, 60), 0.1), true);
+        b.on_congestion(&mut st, Signal::DupAcks);
+        assert_eq!((st.cwnd, b.prior_cwnd, b.next_rtt_delivered), (60.0, 100.0, d + 1));
+        // cwnd = max(cwnd, pipe + delivered), never lower
+        let a = ack(&mut b, &mut st, 0.62, rs(490.0, 560, d + 3, (60, 58), 0.1), true);
+        b.on_recovery_ack(&mut st, &a);
+        assert_eq!(st.cwnd, 60.0, "max(60, 58 + 2)");
+        let mut r = rs(490.0, 570, d + 4, (60, 62), 0.1);
+        r.newly_delivered = 1;
+        let a = ack(&mut b, &mut st, 0.63, r, true);
+        b.on_recovery_ack(&mut st, &a);
+        assert_eq!(st.cwnd, 63.0);
+        // a segment sent after the recovery began is delivered: the round ends (4.9 would
+        // now grow cwnd by 6 towards the target), conservation goes on: max(63, 55 + 6)
+        let mut r = rs(490.0, d + 1, d + 10, (62, 55), 0.1);
+        r.newly_delivered = 6;
+        let a = ack(&mut b, &mut st, 0.7, r, false);
+        b.on_recovery_ack(&mut st, &a);
+        assert!(b.round_start);
+        assert_eq!(st.cwnd, 63.0);
+        // the end: back to the window before the loss
+        b.on_recovery_exit(&mut st);
+        assert_eq!(st.cwnd, 100.0);
     }
 
     #[test]
