@@ -56,6 +56,23 @@ def invariant_violations(res) -> list[str]:
         rhs = t["departures"] + t["drops_queue"] + t["drops_loss"] + t["in_system"]
         for i in np.flatnonzero((lhs != rhs).to_numpy()):
             bad.append(f"{table} row {i}: arrivals {lhs.iloc[i]} != departures + drops + in system {rhs.iloc[i]}")
+    drops = res.drops
+    if res.summary["spec"]["sim"].get("drop_trace"):
+        # One row per drop the counters count: per link direction by reason, in all with LANs.
+        total = int(res.links["drops_queue"].sum() + res.links["drops_loss"].sum()) if not res.links.empty else 0
+        if not res.lans.empty:
+            total += int(res.lans["drops_queue"].sum() + res.lans["drops_loss"].sum())
+        if len(drops) != total:
+            bad.append(f"drops table: {len(drops)} rows for {total} counted drops")
+        for i, row in res.links.iterrows():
+            here = drops[drops["hop"] == i] if len(drops) else drops
+            queue = int((here["reason"] != "loss").sum()) if len(here) else 0
+            loss = int((here["reason"] == "loss").sum()) if len(here) else 0
+            if (queue, loss) != (row["drops_queue"], row["drops_loss"]):
+                bad.append(f"drops table, link {i}: {queue} queue and {loss} loss rows for counters "
+                           f"{row['drops_queue']} and {row['drops_loss']}")
+    elif len(drops):
+        bad.append(f"drops table has {len(drops)} rows without sim.drop_trace")
     links = res.links
     if not links.empty:
         # A link direction cannot be busy longer than the run (work still queued at the end

@@ -210,6 +210,8 @@ def valid_scenarios(draw) -> dict:
     spec["sim"] = {"duration": duration}
     if draw(st.booleans()):
         spec["sim"]["sample_interval"] = draw(st.sampled_from([0.01, 0.1, "250ms"]))
+    if draw(st.booleans()):
+        spec["sim"]["drop_trace"] = True
     fl = draw(flows(hosts, duration))
     if fl:
         spec["flows"] = fl
@@ -221,6 +223,8 @@ def valid_scenarios(draw) -> dict:
         spec["pcap"] = [{"a": link["a"], "b": link["b"]}]
     elif "dumbbell" in spec and draw(st.booleans()):
         spec["pcap"] = [{"a": "r1", "b": "r2"}]
+    if spec.get("pcap") and draw(st.booleans()):
+        spec["pcap"].append({**spec["pcap"][0], "at": "entry"})
     return spec
 
 
