@@ -1,5 +1,6 @@
 //! End-to-end runs of the high-speed and Linux-era congestion-control algorithms (cc/cubic*,
-//! highspeed, scalable, htcp, bic, hybla, illinois, veno, westwood_plus, vegas, compound, fast)
+//! highspeed, scalable, htcp, bic, hybla, illinois, veno, westwood_plus, vegas, compound, fast,
+//! bbr)
 //! through the public API: each fills a 10 Mb/s path and exports its internal state as time series; on a long
 //! fat pipe with random loss the high-speed ones reach far higher utilisation than NewReno.
 use tcplab_core::api::{self, RunOutput};
@@ -85,6 +86,18 @@ const FAMILIES: &[(&str, &str, bool, &[&str])] = &[
         &["yeah_base_rtt", "yeah_queue", "yeah_reno_count", "yeah_doing_reno"],
     ),
     ("lp", "{}", true, &["lp_owd", "lp_owd_min", "lp_remote_hz", "lp_cuts"]),
+    (
+        "bbr",
+        "{}",
+        false,
+        &[
+            "bbr_state",
+            "bbr_btl_bw",
+            "bbr_min_rtt",
+            "bbr_pacing_gain",
+            "bbr_cwnd_gain",
+        ],
+    ),
 ];
 
 #[test]

@@ -274,6 +274,7 @@ mod tests {
             acked: 1,
             duplicate: false,
             rtt: None,
+            rate: None,
         };
         let mut n = 0;
         while st.cwnd == 80.0 {

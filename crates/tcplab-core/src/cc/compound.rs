@@ -275,6 +275,7 @@ mod tests {
             acked: 1,
             duplicate: false,
             rtt,
+            rate: None,
         };
         c.on_ack_arrival(st, &a);
         c.on_ack(st, &a);

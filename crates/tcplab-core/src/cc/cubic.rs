@@ -295,6 +295,7 @@ mod tests {
             acked: 1,
             duplicate: false,
             rtt,
+            rate: None,
         }
     }
 

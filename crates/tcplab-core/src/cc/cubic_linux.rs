@@ -284,6 +284,7 @@ mod tests {
             acked: 1,
             duplicate: false,
             rtt: None,
+            rate: None,
         }
     }
 

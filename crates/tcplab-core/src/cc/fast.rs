@@ -162,6 +162,7 @@ mod tests {
             acked: 1,
             duplicate: false,
             rtt: Some(rtt),
+            rate: None,
         };
         f.on_ack_arrival(st, &a);
         f.on_ack(st, &a);
@@ -177,6 +178,7 @@ mod tests {
                 acked: 1,
                 duplicate: false,
                 rtt: Some(0.1),
+                rate: None,
             },
         );
         assert_eq!(f.avg_rtt, 0.1);
@@ -187,6 +189,7 @@ mod tests {
                 acked: 1,
                 duplicate: false,
                 rtt: Some(0.2),
+                rate: None,
             },
         );
         assert!((f.avg_rtt - 0.105).abs() < 1e-12);
@@ -198,6 +201,7 @@ mod tests {
                 acked: 1,
                 duplicate: false,
                 rtt: Some(0.2),
+                rate: None,
             },
         );
         assert!((f.avg_rtt - 0.12875).abs() < 1e-12);
@@ -225,6 +229,7 @@ mod tests {
                     acked: 1,
                     duplicate: false,
                     rtt: None,
+                    rate: None,
                 },
             );
         }
@@ -237,6 +242,7 @@ mod tests {
                     acked: 1,
                     duplicate: false,
                     rtt: None,
+                    rate: None,
                 },
             );
         }

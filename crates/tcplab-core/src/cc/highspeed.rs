@@ -198,6 +198,7 @@ mod tests {
             acked: 1,
             duplicate: false,
             rtt: None,
+            rate: None,
         };
         hs.on_ack(&mut st, &ack);
         assert!((st.cwnd - (1058.0 + 8.136 / 1058.0)).abs() < 1e-5);

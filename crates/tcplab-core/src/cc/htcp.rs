@@ -360,6 +360,7 @@ mod tests {
             acked: 1,
             duplicate: false,
             rtt: None,
+            rate: None,
         };
         for _ in 0..5 {
             h.on_ack(&mut st, &ack);

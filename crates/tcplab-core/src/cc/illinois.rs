@@ -314,6 +314,7 @@ mod tests {
             acked: 1,
             duplicate: false,
             rtt: None,
+            rate: None,
         };
         for _ in 0..9 {
             i.on_ack_arrival(&st, &ack);

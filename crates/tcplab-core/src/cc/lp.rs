@@ -303,6 +303,7 @@ mod tests {
             acked: 1,
             duplicate: false,
             rtt: Some((now - e) as f64 / 1e3),
+            rate: None,
         };
         lp.on_ack_arrival(st, &a);
         lp.on_ack(st, &a);
@@ -378,6 +379,7 @@ mod tests {
             acked: 1,
             duplicate: false,
             rtt: None,
+            rate: None,
         };
         for i in 0..200u64 {
             st.now = i * 10 * MS;

@@ -7,6 +7,7 @@
 use crate::sim::{Rng, Time};
 use std::collections::BTreeMap;
 
+mod bbr;
 mod bic;
 mod compound;
 mod cubic;
@@ -136,6 +137,43 @@ pub struct AckSample {
     pub duplicate: bool,
     /// The RTT sample this ACK produced, if any (seconds).
     pub rtt: Option<f64>,
+    /// The delivery-rate sample of this ACK, for algorithms that ask for one
+    /// ([`CongestionControl::wants_rate_samples`]); `None` for all others.
+    pub rate: Option<RateSample>,
+}
+
+/// A delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation), produced by the
+/// sender on every ACK for algorithms that ask for it. Counts are in segments.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct RateSample {
+    /// Segments delivered over `interval` per second; 0 when the sample is not valid.
+    pub delivery_rate: f64,
+    /// max(send interval, ACK interval) in seconds; 0 when the ACK gives no valid sample
+    /// (no segment with send-time information, or an interval below the minimum RTT).
+    pub interval: f64,
+    /// Segments delivered over the interval.
+    pub delivered: u64,
+    /// The connection's delivered count when the sample's segment was sent.
+    pub prior_delivered: u64,
+    /// The connection's delivered count after this ACK.
+    pub total_delivered: u64,
+    /// Segments in flight (sent, neither acknowledged nor SACKed, nor counted delivered by
+    /// a duplicate ACK) before and after the ACK; with SACK, after the ACK, RFC 6675's pipe
+    /// (which leaves out the segments deemed lost and counts their retransmissions).
+    pub prior_in_flight: u64,
+    pub in_flight: u64,
+    /// Segments newly delivered (acknowledged or SACKed) by this ACK.
+    pub newly_delivered: u64,
+    /// RTT of the most recently sent segment this ACK delivered, if not a retransmission.
+    pub rtt: Option<f64>,
+    /// The sample's segment was sent while the application limited the sender.
+    pub is_app_limited: bool,
+}
+
+impl RateSample {
+    pub fn valid(&self) -> bool {
+        self.interval > 0.0
+    }
 }
 
 /// The elements of a congestion-control algorithm. Only `name` is required; the defaults
@@ -157,6 +195,12 @@ pub trait CongestionControl: Send {
     /// Called instead of `init` when the algorithm replaces another on a running connection:
     /// cwnd, ssthresh and the RTT estimates are handed over as they are.
     fn on_switch_in(&mut self, _st: &mut CcState) {}
+
+    /// Whether the sender should sample the delivery rate for this algorithm (it keeps
+    /// per-segment records for it; only algorithms that need them pay for them).
+    fn wants_rate_samples(&self) -> bool {
+        false
+    }
 
     /// element_cp: a new cumulative ACK outside fast recovery.
     fn on_ack(&mut self, st: &mut CcState, ack: &AckSample) {
@@ -230,6 +274,7 @@ pub fn ns2_recovery_exit(st: &mut CcState, increase: bool) {
                 acked: 1,
                 duplicate: false,
                 rtt: None,
+                rate: None,
             },
         );
     }
@@ -295,6 +340,7 @@ pub const REGISTRY: &[(&str, Constructor)] = &[
     ("fast", fast::Fast::create),
     ("yeah", yeah::Yeah::create),
     ("lp", lp::Lp::create),
+    ("bbr", bbr::Bbr::create),
 ];
 
 /// Parameters whose values are names; the scenario turns a name into its index here.

@@ -49,6 +49,7 @@ mod tests {
             acked: 1,
             duplicate: false,
             rtt: None,
+            rate: None,
         };
         for expected in [2.0, 3.0, 4.0] {
             cc.on_ack(&mut st, &ack);

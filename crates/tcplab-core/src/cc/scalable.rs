@@ -125,6 +125,7 @@ mod tests {
             acked: 1,
             duplicate: false,
             rtt: None,
+            rate: None,
         }
     }
 
@@ -227,6 +228,7 @@ mod tests {
             acked: 0,
             duplicate: true,
             rtt: None,
+            rate: None,
         };
         for _ in 0..40 {
             cc.on_recovery_ack(&mut st, &dup);

@@ -123,6 +123,7 @@ mod tests {
         acked: 1,
         duplicate: false,
         rtt: None,
+        rate: None,
     };
 
     /// 10 Mb/s shared by `n` connections, 1000-byte packets, 100 ms minimum RTT:

@@ -361,6 +361,7 @@ mod tests {
             acked: 1,
             duplicate: false,
             rtt,
+            rate: None,
         };
         v.on_ack_arrival(st, &a);
         v.on_ack(st, &a);

@@ -174,6 +174,7 @@ mod tests {
             acked: 1,
             duplicate: false,
             rtt: Some(rtt),
+            rate: None,
         };
         v.on_ack_arrival(st, &a);
         v.on_ack(st, &a);

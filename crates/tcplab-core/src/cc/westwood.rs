@@ -363,6 +363,7 @@ mod tests {
             acked,
             duplicate: false,
             rtt: None,
+            rate: None,
         }
     }
     fn dup() -> AckSample {
@@ -370,6 +371,7 @@ mod tests {
             acked: 0,
             duplicate: true,
             rtt: None,
+            rate: None,
         }
     }
 

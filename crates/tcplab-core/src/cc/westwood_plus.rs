@@ -199,6 +199,7 @@ mod tests {
             acked: n,
             duplicate: n == 0,
             rtt: None,
+            rate: None,
         }
     }
 

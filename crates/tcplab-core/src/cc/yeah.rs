@@ -277,6 +277,7 @@ mod tests {
             acked: 1,
             duplicate: false,
             rtt,
+            rate: None,
         };
         y.on_ack_arrival(st, &a);
         y.on_ack(st, &a);
@@ -327,6 +328,7 @@ mod tests {
             acked: 1,
             duplicate: false,
             rtt: None,
+            rate: None,
         };
         y.on_ack(&mut st, &a);
         assert_eq!(st.cwnd, 11.0);

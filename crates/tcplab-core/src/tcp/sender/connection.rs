@@ -40,6 +40,9 @@ impl Sender {
     pub fn switch_cc(&mut self, now: Time, cc: Box<dyn CongestionControl>, out: &mut Vec<Tx>) {
         self.sync(now);
         self.cc = cc;
+        if self.rate.is_none() && self.cc.wants_rate_samples() {
+            self.rate = Some(Box::default());
+        }
         self.cc.on_switch_in(&mut self.st);
         self.try_send(now, out);
     }
@@ -88,6 +91,9 @@ impl Sender {
             }
         }
         self.stats.segments_sent += 1;
+        if let Some(r) = self.rate.as_deref_mut() {
+            r.sent(seq, now, self.snd_max - self.snd_una, retransmission);
+        }
         let mut ecn = EcnBits::default();
         if self.cfg.ecn && !retransmission {
             // Retransmissions are Not-ECT, and CWR goes on the first new segment after a
@@ -139,6 +145,11 @@ impl Sender {
             sent = true;
         }
         self.st.flight = self.snd_max - self.snd_una;
+        if let Some(r) = self.rate.as_deref_mut() {
+            if self.snd_nxt >= limit && self.st.flight < wnd {
+                r.app_limited(self.st.flight);
+            }
+        }
         if sent && self.rto_deadline.is_none() {
             self.arm(now);
         }
@@ -202,6 +213,9 @@ impl Sender {
             let sb = self.sb();
             sb.advance(una, dt);
             let lost_retransmissions = sack.map_or(0, |b| sb.mark(b, snd_max, dt));
+            if let (Some(b), Some(r)) = (sack, self.rate.as_deref_mut()) {
+                r.sacked(b, snd_max);
+            }
             if lost_retransmissions > 0 && self.st.phase == crate::cc::Phase::FastRecovery {
                 self.clamp_to_pipe();
             }

@@ -2,6 +2,7 @@
 //! with the current time, emitting [`Tx`](super::Tx) segments into an output buffer.
 mod connection;
 mod pacing;
+mod rate;
 mod recovery;
 mod rtt;
 mod sack;
@@ -130,7 +131,9 @@ pub struct Sender {
     pub backoff: u32,
     /// `secs(current_rto())` for the (rto bits, backoff) it was computed from: the
     /// conversion costs more than the rest of arming the timer, which every ACK does.
-    rto_ns: Option<((u64, u32), Time)>,
+    /// The key (0, u32::MAX) stands for none (never a real one: the back-off stops at 20);
+    /// without an `Option` the sender stays within its size bound.
+    rto_ns: ((u64, u32), Time),
     /// When the retransmission timer expires, if armed.
     pub rto_deadline: Option<Time>,
     syn_retransmitted: bool,
@@ -150,6 +153,8 @@ pub struct Sender {
     pub pacer: Option<Box<Pacer>>,
     /// What the receiver SACKed and what was retransmitted (with SACK only).
     pub scoreboard: Option<Box<sack::Scoreboard>>,
+    /// Delivery-rate sampling, for algorithms that ask for it.
+    rate: Option<Box<rate::RateSampler>>,
 }
 
 /// Segments `try_send` emits per call. A window may be far larger (a share estimate drawn
@@ -191,6 +196,7 @@ impl Sender {
         };
         let rto = cfg.initial_rto;
         let scoreboard = cfg.sack.then(Box::default);
+        let rate = cc.wants_rate_samples().then(Box::default);
         Sender {
             app_limit: cfg.size,
             cfg,
@@ -210,7 +216,7 @@ impl Sender {
             has_rtt: false,
             rto,
             backoff: 0,
-            rto_ns: None,
+            rto_ns: ((0, u32::MAX), 0),
             rto_deadline: None,
             syn_retransmitted: false,
             partial_ack_seen: false,
@@ -221,6 +227,7 @@ impl Sender {
             burst_pending: false,
             pacer: None,
             scoreboard,
+            rate,
         }
     }
 

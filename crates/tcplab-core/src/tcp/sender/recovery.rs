@@ -25,6 +25,7 @@ impl Sender {
         if let Some(r) = rtt {
             self.rtt_sample(r);
         }
+        let rate = self.rate_sample(now, ack);
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         self.st.flight = self.snd_max - self.snd_una;
@@ -32,6 +33,7 @@ impl Sender {
             acked,
             duplicate: false,
             rtt,
+            rate,
         };
         self.cc.on_ack_arrival(&self.st, &sample);
 
@@ -102,6 +104,7 @@ impl Sender {
             acked: 0,
             duplicate: true,
             rtt: None,
+            rate: self.rate_sample(now, self.snd_una),
         };
         self.cc.on_ack_arrival(&self.st, &sample);
         if self.st.phase == Phase::FastRecovery {

@@ -20,10 +20,10 @@ impl Sender {
     pub(super) fn arm(&mut self, now: Time) {
         let from = (self.rto.to_bits(), self.backoff);
         let ns = match self.rto_ns {
-            Some((k, ns)) if k == from => ns,
+            (k, ns) if k == from => ns,
             _ => {
                 let ns = secs(self.current_rto());
-                self.rto_ns = Some((from, ns));
+                self.rto_ns = (from, ns);
                 ns
             }
         };

@@ -1,0 +1,968 @@
+//! BBR v1 as in Linux 4.9's tcp_bbr.c (Cardwell, Cheng, Gunn, Hassas Yeganeh, Jacobson:
+//! "BBR: Congestion-Based Congestion Control", ACM Queue 2016), also the model of ns-3's
+//! TcpBbr: `bbr`. There is no BBR in ns-2.35 (TCP-Linux carries the 2.6.22 modules), so it
+//! has no parity counterpart.
+//!
+//! The model, updated on every ACK from the sender's delivery-rate sample (`tcp/sender/
+//! rate.rs`, asked for with `wants_rate_samples`):
+//! - btl_bw = the maximum delivery rate over the last `bw_rtts` (10) round trips (Nichols'
+//!   windowed max filter, Linux's lib/minmax.c); samples from app-limited sends count only
+//!   if they raise it. A round trip ends when a segment sent after the previous end is
+//!   delivered (`prior_delivered ≥ next_rtt_delivered`).
+//! - min_rtt = the smallest RTT over `min_rtt_win` (10 s); when it expires without a new
+//!   minimum the flow enters ProbeRTT.
+//! - States: Startup (pacing and cwnd gain 2/ln 2 = 2.885) until btl_bw grew less than 25 %
+//!   in 3 rounds (non-app-limited round starts); Drain (pacing gain 1/2.885) until the
+//!   segments in flight ≤ BDP; ProbeBW cycling pacing gains 5/4, 3/4, 1, 1, 1, 1, 1, 1 (a
+//!   phase lasts min_rtt; the 5/4 phase goes on until in flight reaches 5/4·BDP or a loss, the 3/4
+//!   phase ends early once in flight ≤ BDP), starting at a random phase other than 3/4
+//!   drawn from the connection's stream `st.rng`; ProbeRTT: cwnd = `min_cwnd` (4) until
+//!   `probe_rtt_time` (200 ms) and one round trip have passed with in flight ≤ 4, then
+//!   the cwnd before it is restored and Startup (if the pipe was never full) or ProbeBW
+//!   follows.
+//! - pacing rate = pacing_gain · btl_bw (segments/s, `Pacing::Rate`), never lowered before
+//!   the pipe is first full; at the start high_gain · init_cwnd / srtt (1 ms without an
+//!   RTT, as 4.9), set again from the first RTT sample if there was none (Linux 4.13's
+//!   fix, taken here because a connection without handshake has no RTT at the start).
+//! - target cwnd = cwnd_gain · btl_bw · min_rtt rounded up, + 3 · Linux's TSO segment goal
+//!   (the quantization allowance: max(rate·mss-bytes / 1024 / mss, 1 below 1.2 Mb/s else 2),
+//!   at most 127 segments), rounded up to even; init_cwnd while min_rtt is unknown. cwnd
+//!   grows by the acknowledged segments towards it (without a cap before the pipe is full),
+//!   at least `min_cwnd`.
+//! - Loss: BBR keeps its model; ssthresh stays "infinite" (2^31 − 1). Entering fast
+//!   recovery saves cwnd, sets it to the segments in flight and starts a round trip; then
+//!   cwnd = max(cwnd, in flight + delivered by the ACK) (packet conservation; with SACK in
+//!   `on_recovery_ack`, without it through NewReno's inflation); leaving it restores
+//!   max(cwnd, saved). A timeout saves cwnd, sets it to 1 and restarts the full-
+//!   pipe estimate; once the data outstanding at the timeout is acknowledged the saved
+//!   cwnd is restored.
+//!
+//! Parameters (`cc_params`): `high_gain` = 2.885, `drain_gain` = 1/2.885, `cwnd_gain` = 2,
+//! `probe_gain_up` = 1.25, `probe_gain_down` = 0.75, `bw_rtts` = 10 (rounds),
+//! `min_rtt_win` = 10 (s), `probe_rtt_time` = 0.2 (s, 0 = no ProbeRTT), `min_cwnd` = 4,
+//! `full_bw_thresh` = 1.25, `full_bw_rounds` = 3, `quanta` = 3 (TSO goals of allowance).
+//!
+//! Departures from Linux 4.9:
+//! - Floating point instead of the kernel's fixed point (BW_SCALE 24, BBR_SCALE 8): gains
+//!   are exact (2/ln 2 not 739/256), differences below 1 % of the kernel's values.
+//! - No long-term (policer) bandwidth estimate (`lt_bw`) and no idle-restart handling (the
+//!   backplane has no idle restart event).
+//! - The rate sample has no loss count: the 5/4 phase ends on a loss (once it lasted
+//!   min_rtt) at the first ACK after a fast retransmit or a timeout, and a lossy ACK does
+//!   not take its losses off cwnd (recovery sets the window instead, below).
+//! - Packet conservation lasts the whole recovery, not only its first round trip: 4.9's
+//!   growth towards the target after it, without 4.9's deduction of each ACK's newly lost
+//!   segments (the rate sample has no loss count), overflowed the queue with the
+//!   recovery's own sending (one flow, SACK, 10 Mb/s, 44 ms, 50-packet buffer, 20 s:
+//!   4.8 Mb/s and a timeout against 9.35 Mb/s and none). Without SACK the conservation
+//!   is NewReno's inflation (the backplane calls the algorithm during recovery in SACK
+//!   recovery only). The window set on entry leaves out the ACK's delivered segment (one
+//!   segment less than 4.9; the next ACK makes it up).
+//! - State changes inside a NewReno recovery are logged at the next ACK after it.
+//! - ProbeRTT marks samples as app-limited through its own record (the segments sent from
+//!   its entry until the data then in flight is delivered), not the sender's.
+use super::linux::{param_in, param_int};
+use super::{check_params, AckSample, CcState, CongestionControl, Pacing, Params, RateSample, Signal};
+use crate::sim::{secs, to_secs, Time};
+
+/// Linux's TCP_INFINITE_SSTHRESH.
+const INFINITE_SSTHRESH: f64 = 2147483647.0;
+const CYCLE_LEN: usize = 8;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Startup = 0,
+    Drain = 1,
+    ProbeBw = 2,
+    ProbeRtt = 3,
+}
+
+/// Kathleen Nichols' windowed running maximum over `win` rounds, keeping the best, second
+/// and third best samples of the window (Linux lib/minmax.c).
+#[derive(Debug, Clone, Copy, Default)]
+struct MaxFilter {
+    s: [(u64, f64); 3],
+}
+
+impl MaxFilter {
+    fn get(&self) -> f64 {
+        self.s[0].1
+    }
+
+    fn update(&mut self, win: u64, t: u64, v: f64) {
+        if v >= self.s[0].1 || t - self.s[2].0 > win {
+            self.s = [(t, v); 3];
+            return;
+        }
+        if v >= self.s[1].1 {
+            self.s[1] = (t, v);
+            self.s[2] = (t, v);
+        } else if v >= self.s[2].1 {
+            self.s[2] = (t, v);
+        }
+        let dt = t - self.s[0].0;
+        if dt > win {
+            self.s = [self.s[1], self.s[2], (t, v)];
+            if t - self.s[0].0 > win {
+                self.s = [self.s[1], self.s[2], (t, v)];
+            }
+        } else if self.s[1].0 == self.s[0].0 && dt > win / 4 {
+            self.s[1] = (t, v);
+            self.s[2] = (t, v);
+        } else if self.s[2].0 == self.s[1].0 && dt > win / 2 {
+            self.s[2] = (t, v);
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Bbr {
+    high_gain: f64,
+    drain_gain: f64,
+    cwnd_gain_param: f64,
+    gains: [f64; CYCLE_LEN],
+    bw_rtts: u64,
+    min_rtt_win: Time,
+    probe_rtt_time: Time,
+    min_cwnd: f64,
+    full_bw_thresh: f64,
+    full_bw_rounds: u32,
+    quanta: f64,
+
+    mode: Mode,
+    bw: MaxFilter,
+    rtt_cnt: u64,
+    next_rtt_delivered: u64,
+    round_start: bool,
+    /// Seconds; infinity before the first sample.
+    min_rtt: f64,
+    min_rtt_stamp: Time,
+    probe_rtt_done: Option<Time>,
+    probe_rtt_round_done: bool,
+    /// Segments sent with a prior delivered count in this range are app-limited (ProbeRTT).
+    probe_rtt_limited: Option<(u64, u64)>,
+    pacing_gain: f64,
+    cwnd_gain: f64,
+    /// Segments per second.
+    pacing_rate: f64,
+    cycle_idx: usize,
+    cycle_stamp: Time,
+    full_bw: f64,
+    full_bw_cnt: u32,
+    prior_cwnd: f64,
+    restore_cwnd: bool,
+    in_recovery: bool,
+    /// A loss was detected (fast retransmit or timeout) since the last rate sample.
+    loss_seen: bool,
+    /// The backplane calls `on_recovery_ack` in this recovery (SACK recovery).
+    sack_recovery: bool,
+    /// After a timeout: segments still to be acknowledged before the loss state ends.
+    loss_left: Option<u64>,
+    /// The random part of the next ProbeBW start phase, drawn ahead from `st.rng` (the model
+    /// is updated where the connection state is read-only), and whether it was used.
+    cycle_offset: usize,
+    redraw: bool,
+    delivered: u64,
+    in_flight: u64,
+    /// The pacing rate was set from an RTT (else from 1 ms: re-set at the first one).
+    has_seen_rtt: bool,
+    /// State changes not yet logged (logging needs the mutable hooks).
+    pending_log: Vec<(&'static str, f64)>,
+}
+
+impl Bbr {
+    pub fn create(params: &Params) -> Result<Box<dyn CongestionControl>, String> {
+        const N: &str = "bbr";
+        check_params(
+            N,
+            params,
+            &[
+                "high_gain",
+                "drain_gain",
+                "cwnd_gain",
+                "probe_gain_up",
+                "probe_gain_down",
+                "bw_rtts",
+                "min_rtt_win",
+                "probe_rtt_time",
+                "min_cwnd",
+                "full_bw_thresh",
+                "full_bw_rounds",
+                "quanta",
+            ],
+        )?;
+        let high = 2.0 / std::f64::consts::LN_2;
+        let mut b = Bbr::new();
+        b.high_gain = param_in(N, params, "high_gain", high, 1.0, 100.0)?;
+        b.drain_gain = param_in(N, params, "drain_gain", 1.0 / high, 0.01, 1.0)?;
+        b.cwnd_gain_param = param_in(N, params, "cwnd_gain", 2.0, 1.0, 100.0)?;
+        let up = param_in(N, params, "probe_gain_up", 1.25, 1.0, 10.0)?;
+        let down = param_in(N, params, "probe_gain_down", 0.75, 0.01, 1.0)?;
+        b.gains = [up, down, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
+        b.bw_rtts = param_int(N, params, "bw_rtts", 10, 1, 1000)?;
+        b.min_rtt_win = secs(param_in(N, params, "min_rtt_win", 10.0, 0.001, 3600.0)?);
+        b.probe_rtt_time = secs(param_in(N, params, "probe_rtt_time", 0.2, 0.0, 60.0)?);
+        b.min_cwnd = param_int(N, params, "min_cwnd", 4, 1, 1000)? as f64;
+        b.full_bw_thresh = param_in(N, params, "full_bw_thresh", 1.25, 1.0, 10.0)?;
+        b.full_bw_rounds = param_int(N, params, "full_bw_rounds", 3, 1, 100)? as u32;
+        b.quanta = param_int(N, params, "quanta", 3, 0, 100)? as f64;
+        Ok(Box::new(b))
+    }
+
+    pub fn new() -> Bbr {
+        let high = 2.0 / std::f64::consts::LN_2;
+        Bbr {
+            high_gain: high,
+            drain_gain: 1.0 / high,
+            cwnd_gain_param: 2.0,
+            gains: [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0],
+            bw_rtts: 10,
+            min_rtt_win: secs(10.0),
+            probe_rtt_time: secs(0.2),
+            min_cwnd: 4.0,
+            full_bw_thresh: 1.25,
+            full_bw_rounds: 3,
+            quanta: 3.0,
+            mode: Mode::Startup,
+            bw: MaxFilter::default(),
+            rtt_cnt: 0,
+            next_rtt_delivered: 0,
+            round_start: false,
+            min_rtt: f64::INFINITY,
+            min_rtt_stamp: 0,
+            probe_rtt_done: None,
+            probe_rtt_round_done: false,
+            probe_rtt_limited: None,
+            pacing_gain: high,
+            cwnd_gain: high,
+            pacing_rate: 0.0,
+            cycle_idx: 0,
+            cycle_stamp: 0,
+            full_bw: 0.0,
+            full_bw_cnt: 0,
+            prior_cwnd: 0.0,
+            restore_cwnd: false,
+            in_recovery: false,
+            loss_seen: false,
+            sack_recovery: false,
+            loss_left: None,
+            cycle_offset: 0,
+            redraw: true,
+            delivered: 0,
+            in_flight: 0,
+            has_seen_rtt: false,
+            pending_log: Vec::new(),
+        }
+    }
+
+    fn max_bw(&self) -> f64 {
+        self.bw.get()
+    }
+
+    fn full_bw_reached(&self) -> bool {
+        self.full_bw_cnt >= self.full_bw_rounds
+    }
+
+    fn set_mode(&mut self, m: Mode) {
+        if m != self.mode {
+            self.mode = m;
+            self.pending_log.push(("bbr_state", m as u8 as f64));
+        }
+    }
+
+    /// Linux's tcp_tso_autosize goal for the pacing rate (segments).
+    fn tso_segs_goal(&self, mss: u32) -> f64 {
+        let bytes = self.pacing_rate * f64::from(mss);
+        let min_segs = if bytes < 1.2e6 / 8.0 { 1.0 } else { 2.0 };
+        let per_ms = (bytes / 1024.0).min(65536.0 - 1.0 - 320.0);
+        (per_ms / f64::from(mss)).floor().max(min_segs).min(127.0)
+    }
+
+    /// cwnd for `gain` times the estimated BDP, with the quantization allowance.
+    fn target_cwnd(&self, bw: f64, gain: f64, st: &CcState) -> f64 {
+        if !self.min_rtt.is_finite() {
+            return st.init_cwnd;
+        }
+        let w = (bw * self.min_rtt * gain - 1e-9).ceil().max(0.0);
+        let w = w + self.quanta * self.tso_segs_goal(st.mss);
+        2.0 * (w / 2.0).ceil()
+    }
+
+    fn save_cwnd(&mut self, cwnd: f64) {
+        self.prior_cwnd = if !self.in_recovery && self.mode != Mode::ProbeRtt {
+            cwnd
+        } else {
+            self.prior_cwnd.max(cwnd)
+        };
+    }
+
+    fn advance_cycle_phase(&mut self, now: Time) {
+        self.cycle_idx = (self.cycle_idx + 1) % CYCLE_LEN;
+        self.cycle_stamp = now;
+        self.pacing_gain = self.gains[self.cycle_idx];
+    }
+
+    fn reset_probe_bw(&mut self, now: Time) {
+        self.set_mode(Mode::ProbeBw);
+        self.pacing_gain = 1.0;
+        self.cwnd_gain = self.cwnd_gain_param;
+        // Start anywhere but the 3/4 phase: idx = 7 − r, r in [0, 7), then advanced.
+        self.cycle_idx = CYCLE_LEN - 1 - self.cycle_offset;
+        self.redraw = true;
+        self.advance_cycle_phase(now);
+    }
+
+    fn reset_startup(&mut self) {
+        self.set_mode(Mode::Startup);
+        self.pacing_gain = self.high_gain;
+        self.cwnd_gain = self.high_gain;
+    }
+
+    fn app_limited(&self, rs: &RateSample) -> bool {
+        rs.is_app_limited
+            || self
+                .probe_rtt_limited
+                .is_some_and(|(lo, hi)| rs.prior_delivered >= lo && rs.prior_delivered <= hi)
+    }
+
+    fn update_bw(&mut self, rs: &RateSample) {
+        self.round_start = false;
+        if !rs.valid() {
+            return;
+        }
+        if rs.prior_delivered >= self.next_rtt_delivered {
+            self.next_rtt_delivered = rs.total_delivered;
+            self.rtt_cnt += 1;
+            self.round_start = true;
+        }
+        let bw = rs.delivery_rate;
+        if !self.app_limited(rs) || bw >= self.max_bw() {
+            self.bw.update(self.bw_rtts, self.rtt_cnt, bw);
+        }
+    }
+
+    fn update_cycle_phase(&mut self, st: &CcState, rs: &RateSample, losses: bool) {
+        if self.mode != Mode::ProbeBw {
+            return;
+        }
+        let full_length = to_secs(st.now.saturating_sub(self.cycle_stamp)) > self.min_rtt;
+        let inflight = rs.prior_in_flight as f64;
+        let next = if self.pacing_gain == 1.0 {
+            full_length
+        } else if self.pacing_gain > 1.0 {
+            full_length && (losses || inflight >= self.target_cwnd(self.max_bw(), self.pacing_gain, st))
+        } else {
+            full_length || inflight <= self.target_cwnd(self.max_bw(), 1.0, st)
+        };
+        if next {
+            self.advance_cycle_phase(st.now);
+        }
+    }
+
+    fn check_full_bw_reached(&mut self, rs: &RateSample) {
+        if self.full_bw_reached() || !self.round_start || rs.is_app_limited {
+            return;
+        }
+        if self.max_bw() >= self.full_bw * self.full_bw_thresh {
+            self.full_bw = self.max_bw();
+            self.full_bw_cnt = 0;
+            return;
+        }
+        self.full_bw_cnt += 1;
+    }
+
+    fn check_drain(&mut self, st: &CcState, rs: &RateSample) {
+        if self.mode == Mode::Startup && self.full_bw_reached() {
+            self.set_mode(Mode::Drain);
+            self.pacing_gain = self.drain_gain;
+            self.cwnd_gain = self.high_gain;
+        }
+        if self.mode == Mode::Drain && rs.in_flight as f64 <= self.target_cwnd(self.max_bw(), 1.0, st) {
+            self.reset_probe_bw(st.now);
+        }
+    }
+
+    fn update_min_rtt(&mut self, st: &CcState, rs: &RateSample) {
+        let now = st.now;
+        let expired = now > self.min_rtt_stamp.saturating_add(self.min_rtt_win);
+        if let Some(rtt) = rs.rtt {
+            if rtt <= self.min_rtt || expired {
+                self.min_rtt = rtt;
+                self.min_rtt_stamp = now;
+            }
+        }
+        if self.probe_rtt_time > 0 && expired && self.mode != Mode::ProbeRtt {
+            self.save_cwnd(st.cwnd);
+            self.set_mode(Mode::ProbeRtt);
+            self.pacing_gain = 1.0;
+            self.cwnd_gain = 1.0;
+            self.probe_rtt_done = None;
+            self.probe_rtt_limited = Some((rs.total_delivered, rs.total_delivered));
+        }
+        if self.mode != Mode::ProbeRtt {
+            return;
+        }
+        if let Some((_, hi)) = self.probe_rtt_limited.as_mut() {
+            *hi = (rs.total_delivered + rs.in_flight).max(1);
+        }
+        match self.probe_rtt_done {
+            None if rs.in_flight as f64 <= self.min_cwnd => {
+                self.probe_rtt_done = Some(now.saturating_add(self.probe_rtt_time));
+                self.probe_rtt_round_done = false;
+                self.next_rtt_delivered = rs.total_delivered;
+            }
+            None => {}
+            Some(done) => {
+                if self.round_start {
+                    self.probe_rtt_round_done = true;
+                }
+                if self.probe_rtt_round_done && now > done {
+                    self.min_rtt_stamp = now;
+                    self.restore_cwnd = true;
+                    if self.full_bw_reached() {
+                        self.reset_probe_bw(now);
+                    } else {
+                        self.reset_startup();
+                    }
+                }
+            }
+        }
+    }
+
+    /// The model update of one rate sample (Linux's bbr_update_model).
+    fn update_model(&mut self, st: &CcState, rs: &RateSample) {
+        self.delivered = rs.total_delivered;
+        self.in_flight = rs.in_flight;
+        self.update_bw(rs);
+        let losses = std::mem::take(&mut self.loss_seen);
+        self.update_cycle_phase(st, rs, losses);
+        self.check_full_bw_reached(rs);
+        self.check_drain(st, rs);
+        self.update_min_rtt(st, rs);
+    }
+
+    /// Pacing rate and cwnd after an ACK of `acked` segments (Linux's bbr_main after the
+    /// model update), and what the read-only model update left to do.
+    fn control(&mut self, st: &mut CcState, acked: u64) {
+        self.housekeeping(st);
+        if !self.has_seen_rtt && st.srtt > 0.0 {
+            self.init_pacing(st);
+        }
+        let bw = self.max_bw();
+        self.set_pacing_rate(st, bw * self.pacing_gain);
+        if acked == 0 {
+            return;
+        }
+        let mut cwnd = st.cwnd;
+        if self.restore_cwnd {
+            cwnd = cwnd.max(self.prior_cwnd);
+            self.restore_cwnd = false;
+        }
+        let target = self.target_cwnd(bw, self.cwnd_gain, st);
+        let acked = acked as f64;
+        if self.full_bw_reached() {
+            cwnd = (cwnd + acked).min(target);
+        } else if cwnd < target || (self.delivered as f64) < st.init_cwnd {
+            cwnd += acked;
+        }
+        cwnd = cwnd.max(self.min_cwnd);
+        if self.mode == Mode::ProbeRtt {
+            cwnd = cwnd.min(self.min_cwnd);
+        }
+        st.cwnd = cwnd;
+    }
+
+    fn set_pacing_rate(&mut self, st: &mut CcState, rate: f64) {
+        if rate > 0.0 && (self.full_bw_reached() || rate > self.pacing_rate) {
+            self.pacing_rate = rate;
+        }
+        if self.pacing_rate > 0.0 {
+            st.pacing = Pacing::Rate(self.pacing_rate);
+        }
+    }
+
+    fn housekeeping(&mut self, st: &mut CcState) {
+        if self.redraw {
+            self.cycle_offset = (st.rng.uniform() * (CYCLE_LEN - 1) as f64) as usize % (CYCLE_LEN - 1);
+            self.redraw = false;
+        }
+        st.log.append(&mut self.pending_log);
+    }
+
+    fn init_pacing(&mut self, st: &mut CcState) {
+        self.has_seen_rtt = st.srtt > 0.0;
+        let rtt = if st.srtt > 0.0 { st.srtt } else { 0.001 };
+        self.pacing_rate = 0.0;
+        self.set_pacing_rate(st, self.high_gain * st.cwnd / rtt);
+    }
+}
+
+impl Default for Bbr {
+    fn default() -> Self {
+        Bbr::new()
+    }
+}
+
+impl CongestionControl for Bbr {
+    fn name(&self) -> &'static str {
+        "bbr"
+    }
+
+    fn wants_rate_samples(&self) -> bool {
+        true
+    }
+
+    fn init(&mut self, st: &mut CcState) {
+        st.cwnd = st.init_cwnd;
+        st.ssthresh = INFINITE_SSTHRESH;
+        self.min_rtt_stamp = st.now;
+        self.housekeeping(st);
+        self.init_pacing(st);
+    }
+
+    fn on_switch_in(&mut self, st: &mut CcState) {
+        st.ssthresh = INFINITE_SSTHRESH;
+        self.min_rtt_stamp = st.now;
+        if st.min_rtt.is_finite() {
+            self.min_rtt = st.min_rtt;
+        }
+        self.housekeeping(st);
+        self.init_pacing(st);
+    }
+
+    fn on_ack_arrival(&mut self, st: &CcState, ack: &AckSample) {
+        if let Some(rs) = ack.rate {
+            self.update_model(st, &rs);
+        }
+    }
+
+    fn on_ack(&mut self, st: &mut CcState, ack: &AckSample) {
+        if let Some(left) = self.loss_left {
+            if ack.acked >= left {
+                self.loss_left = None;
+                self.restore_cwnd = true;
+            } else {
+                self.loss_left = Some(left - ack.acked);
+            }
+        }
+        self.control(st, ack.acked);
+    }
+
+    fn on_congestion(&mut self, st: &mut CcState, signal: Signal) {
+        self.housekeeping(st);
+        self.save_cwnd(st.cwnd);
+        match signal {
+            Signal::DupAcks => {
+                self.loss_seen = true;
+                // Packet conservation: the window is what is in flight, for a round trip
+                // that starts now.
+                self.in_recovery = true;
+                self.sack_recovery = false;
+                self.next_rtt_delivered = self.delivered;
+                st.cwnd = (self.in_flight as f64).max(1.0);
+            }
+            Signal::Timeout => {
+                self.loss_seen = true;
+                self.in_recovery = false;
+                self.loss_left = Some(st.flight);
+                self.full_bw = 0.0;
+                self.round_start = true;
+                st.cwnd = 1.0;
+            }
+            // BBR v1 does not answer ECN or other notifications.
+            Signal::Ecn | Signal::Explicit => {}
+        }
+        st.ssthresh = INFINITE_SSTHRESH;
+        st.recovery_base = st.cwnd;
+    }
+
+    fn on_recovery_ack(&mut self, st: &mut CcState, ack: &AckSample) {
+        self.sack_recovery = true;
+        self.housekeeping(st);
+        let bw = self.max_bw();
+        self.set_pacing_rate(st, bw * self.pacing_gain);
+        if let Some(rs) = ack.rate {
+            // Packet conservation for the whole recovery (see the departures).
+            st.cwnd = st.cwnd.max((rs.in_flight + rs.newly_delivered) as f64);
+        }
+    }
+
+    fn on_recovery_exit(&mut self, st: &mut CcState) {
+        self.in_recovery = false;
+        // NewReno's recovery inflated cwnd (recovery_base is the window without it); in
+        // SACK recovery cwnd is BBR's own.
+        let base = if self.sack_recovery { st.cwnd } else { st.recovery_base };
+        st.cwnd = base.max(self.prior_cwnd).max(self.min_cwnd);
+        if self.mode == Mode::ProbeRtt {
+            st.cwnd = st.cwnd.min(self.min_cwnd);
+        }
+        self.housekeeping(st);
+        let bw = self.max_bw();
+        self.set_pacing_rate(st, bw * self.pacing_gain);
+    }
+
+    fn samples(&self, out: &mut Vec<(&'static str, f64)>) {
+        out.push(("bbr_state", self.mode as u8 as f64));
+        out.push(("bbr_btl_bw", self.max_bw()));
+        out.push((
+            "bbr_min_rtt",
+            if self.min_rtt.is_finite() {
+                self.min_rtt
+            } else {
+                f64::NAN
+            },
+        ));
+        out.push(("bbr_pacing_gain", self.pacing_gain));
+        out.push(("bbr_cwnd_gain", self.cwnd_gain));
+        out.push(("bbr_pacing_rate", self.pacing_rate));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::{create, test_state};
+
+    /// A valid rate sample: `rate` segments/s, the segment sent at delivered count
+    /// `prior`, `total` delivered after the ACK, in flight before and after, an RTT.
+    fn rs(rate: f64, prior: u64, total: u64, in_flight: (u64, u64), rtt: f64) -> RateSample {
+        RateSample {
+            delivery_rate: rate,
+            interval: 0.1,
+            delivered: total - prior,
+            prior_delivered: prior,
+            total_delivered: total,
+            prior_in_flight: in_flight.0,
+            in_flight: in_flight.1,
+            newly_delivered: 1,
+            rtt: Some(rtt),
+            is_app_limited: false,
+        }
+    }
+
+    fn feed(b: &mut Bbr, st: &mut CcState, t: f64, r: RateSample) {
+        st.now = secs(t);
+        let a = AckSample {
+            acked: 1,
+            duplicate: false,
+            rtt: None,
+            rate: Some(r),
+        };
+        b.on_ack_arrival(st, &a);
+        b.on_ack(st, &a);
+    }
+
+    /// A flow at 490 segments/s, min_rtt 100 ms, started and driven out of Startup: one
+    /// round per sample (each sample's segment was sent after the previous round ended).
+    fn through_startup(b: &mut Bbr, st: &mut CcState) -> u64 {
+        st.srtt = 0.1;
+        b.init(st);
+        let mut total = 0;
+        for (k, rate) in [100.0, 200.0, 400.0, 450.0, 480.0, 490.0].iter().enumerate() {
+            let prior = total;
+            total += 100;
+            feed(b, st, 0.1 * (k + 1) as f64, rs(*rate, prior, total, (200, 200), 0.1));
+            if k < 5 {
+                assert_eq!(b.mode, Mode::Startup, "round {}", k + 1);
+            }
+        }
+        total
+    }
+
+    #[test]
+    fn startup_ends_after_three_rounds_without_25_percent_growth() {
+        let mut b = Bbr::new();
+        let mut st = test_state(10.0, 1e9);
+        through_startup(&mut b, &mut st);
+        // 100, 200, 400 grow ≥ 25 % (full_bw follows); 450, 480, 490 < 1.25·400: 3 rounds
+        assert_eq!((b.rtt_cnt, b.full_bw, b.full_bw_cnt), (6, 400.0, 3));
+        assert_eq!(b.mode, Mode::Drain);
+        assert!((b.pacing_gain - std::f64::consts::LN_2 / 2.0).abs() < 1e-12);
+        assert!((b.cwnd_gain - 2.0 / std::f64::consts::LN_2).abs() < 1e-12);
+        assert_eq!(st.log, vec![("bbr_state", 1.0)]);
+        // Startup's pacing: 2/ln 2 · 480 (never lowered while the pipe was not full), in
+        // Drain 490/2.885 (full pipe: follows the model)
+        assert!((b.pacing_rate - 490.0 * std::f64::consts::LN_2 / 2.0).abs() < 1e-9);
+        // cwnd grew by one per ACK in Startup (below the target 2.885·BDP), from init_cwnd
+        // 1 raised to min_cwnd 4 at the first: 4, 5, ..., 9
+        assert_eq!(st.cwnd, 9.0);
+        // an app-limited round start does not count
+        let mut b = Bbr::new();
+        let mut st = test_state(10.0, 1e9);
+        st.srtt = 0.1;
+        b.init(&mut st);
+        feed(&mut b, &mut st, 0.1, rs(400.0, 0, 100, (200, 200), 0.1));
+        let mut r = rs(400.0, 100, 200, (200, 200), 0.1);
+        r.is_app_limited = true;
+        for k in 0..5 {
+            r.prior_delivered = 100 * (k + 1);
+            r.total_delivered = 100 * (k + 2);
+            feed(&mut b, &mut st, 0.2 + 0.1 * k as f64, r);
+        }
+        assert_eq!((b.mode, b.full_bw_cnt), (Mode::Startup, 0));
+    }
+
+    #[test]
+    fn drain_lasts_until_in_flight_is_at_most_the_bdp() {
+        let mut b = Bbr::new();
+        let mut st = test_state(10.0, 1e9);
+        let mut total = through_startup(&mut b, &mut st);
+        // BDP target: ceil(490 · 0.1) = 49 + 3·2 (TSO goal 2 at 1.4 MB/s) = 55 → even: 56
+        assert_eq!(b.target_cwnd(490.0, 1.0, &st), 56.0);
+        b.cycle_offset = 0;
+        total += 1;
+        feed(&mut b, &mut st, 0.61, rs(490.0, 500, total, (60, 57), 0.1));
+        assert_eq!(b.mode, Mode::Drain);
+        total += 1;
+        feed(&mut b, &mut st, 0.62, rs(490.0, 500, total, (57, 56), 0.1));
+        assert_eq!(b.mode, Mode::ProbeBw);
+        assert_eq!((b.cycle_idx, b.pacing_gain, b.cwnd_gain), (0, 1.25, 2.0));
+        assert_eq!(st.log.last(), Some(&("bbr_state", 2.0)));
+        // full pipe: cwnd ≤ 2·BDP + allowance = 98 + 6 = 104
+        st.cwnd = 200.0;
+        feed(&mut b, &mut st, 0.63, rs(490.0, 500, total + 1, (56, 56), 0.1));
+        assert_eq!(st.cwnd, 104.0);
+        assert_eq!(st.pacing, Pacing::Rate(490.0 * 1.25));
+    }
+
+    #[test]
+    fn probe_bw_cycles_through_the_eight_gains() {
+        let mut b = Bbr::new();
+        let mut st = test_state(10.0, 1e9);
+        let total = through_startup(&mut b, &mut st);
+        b.cycle_offset = 0;
+        feed(&mut b, &mut st, 0.6, rs(490.0, 500, total + 1, (56, 56), 0.1));
+        assert_eq!((b.cycle_idx, b.pacing_gain), (0, 1.25));
+        let mut t = 0.6;
+        let mut step = |b: &mut Bbr, st: &mut CcState, dt: f64, prior_in_flight: u64| {
+            t += dt;
+            feed(b, st, t, rs(490.0, 500, total + 1, (prior_in_flight, 56), 0.1));
+            (b.cycle_idx, b.pacing_gain)
+        };
+        // 5/4 phase: at least min_rtt and in flight ≥ target(5/4) = 62 + 6 = 68
+        assert_eq!(step(&mut b, &mut st, 0.05, 100), (0, 1.25), "shorter than min_rtt");
+        assert_eq!(step(&mut b, &mut st, 0.06, 67), (0, 1.25), "in flight below 5/4 BDP");
+        assert_eq!(step(&mut b, &mut st, 0.01, 68), (1, 0.75));
+        // (a loss ends the 5/4 phase too, once it lasted min_rtt: checked below)
+        // 3/4 phase: ends early once in flight ≤ BDP (56), else after min_rtt
+        assert_eq!(step(&mut b, &mut st, 0.01, 57), (1, 0.75));
+        assert_eq!(step(&mut b, &mut st, 0.01, 56), (2, 1.0));
+        // six phases at gain 1, each longer than min_rtt
+        for idx in 3..=7 {
+            assert_eq!(step(&mut b, &mut st, 0.05, 10), (idx - 1, 1.0));
+            assert_eq!(step(&mut b, &mut st, 0.051, 10), (idx, 1.0));
+        }
+        assert_eq!(step(&mut b, &mut st, 0.101, 10), (0, 1.25));
+        // a fast retransmit: the next ACK ends the 5/4 phase if it lasted min_rtt
+        b.on_congestion(&mut st, Signal::DupAcks);
+        assert_eq!(step(&mut b, &mut st, 0.05, 10), (0, 1.25), "shorter than min_rtt");
+        b.on_congestion(&mut st, Signal::DupAcks);
+        assert_eq!(step(&mut b, &mut st, 0.06, 10), (1, 0.75));
+        // the start phase is random, never the 3/4 one: idx 7 − r + 1, r ∈ [0, 7)
+        let mut seen = [0u32; CYCLE_LEN];
+        for seed in 0..400 {
+            let mut b = Bbr::new();
+            let mut st = test_state(10.0, 1e9);
+            st.rng = crate::sim::Rng::from_seed(seed);
+            b.init(&mut st);
+            b.reset_probe_bw(0);
+            seen[b.cycle_idx] += 1;
+        }
+        assert_eq!(seen[1], 0);
+        assert!(seen.iter().enumerate().all(|(i, &n)| i == 1 || n > 30), "{seen:?}");
+    }
+
+    #[test]
+    fn probe_rtt_after_10_s_without_a_new_minimum_for_200_ms_and_a_round() {
+        let mut b = Bbr::new();
+        let mut st = test_state(10.0, 1e9);
+        let mut total = through_startup(&mut b, &mut st);
+        b.cycle_offset = 3;
+        feed(&mut b, &mut st, 0.6, rs(490.0, 500, total + 1, (56, 56), 0.1));
+        assert_eq!(b.mode, Mode::ProbeBw);
+        // the last new minimum (0.1 s, ≤ the old one) was at 0.6 s; later RTTs are longer
+        assert_eq!((b.min_rtt, b.min_rtt_stamp), (0.1, secs(0.6)));
+        feed(&mut b, &mut st, 10.6, rs(490.0, 500, total + 2, (56, 56), 0.12));
+        assert_eq!(b.mode, Mode::ProbeBw, "10 s, not more");
+        st.cwnd = 100.0;
+        feed(&mut b, &mut st, 10.61, rs(490.0, 500, total + 3, (56, 56), 0.12));
+        assert_eq!(b.mode, Mode::ProbeRtt);
+        assert_eq!((b.min_rtt, b.prior_cwnd, st.cwnd), (0.12, 100.0, 4.0));
+        assert_eq!((b.pacing_gain, b.cwnd_gain), (1.0, 1.0));
+        // in flight above 4: the 200 ms have not begun
+        total += 10;
+        feed(&mut b, &mut st, 10.7, rs(490.0, total - 1, total, (40, 30), 0.12));
+        assert_eq!(b.probe_rtt_done, None);
+        // in flight 4 at 10.8 s: done at 11.0 s and one round after (a segment sent after
+        // now is delivered)
+        total += 10;
+        feed(&mut b, &mut st, 10.8, rs(490.0, total - 1, total, (5, 4), 0.12));
+        assert_eq!(b.probe_rtt_done, Some(secs(11.0)));
+        let round_end = total;
+        // the round ends at 10.9 s, before the 200 ms
+        feed(&mut b, &mut st, 10.9, rs(490.0, round_end, round_end + 4, (4, 4), 0.12));
+        assert!(b.probe_rtt_round_done && b.mode == Mode::ProbeRtt);
+        feed(
+            &mut b,
+            &mut st,
+            10.99,
+            rs(490.0, round_end + 1, round_end + 5, (4, 4), 0.12),
+        );
+        assert_eq!(b.mode, Mode::ProbeRtt);
+        feed(
+            &mut b,
+            &mut st,
+            11.01,
+            rs(490.0, round_end + 2, round_end + 6, (4, 4), 0.12),
+        );
+        assert_eq!(b.mode, Mode::ProbeBw, "the pipe was full: back to ProbeBW");
+        assert_eq!(b.min_rtt_stamp, secs(11.01));
+        // the cwnd before ProbeRTT comes back, + 1 for the ACK (below the target
+        // 2·0.12·490 → 118 + 6 = 124)
+        assert_eq!(st.cwnd, 101.0);
+        // samples of segments sent during ProbeRTT are app-limited for the bw filter
+        assert!(b.app_limited(&rs(10.0, round_end, round_end + 1, (4, 4), 0.12)));
+        assert!(!b.app_limited(&rs(10.0, round_end + 100, round_end + 101, (4, 4), 0.12)));
+    }
+
+    #[test]
+    fn probe_rtt_waits_for_the_round_after_the_200_ms() {
+        let mut b = Bbr::new();
+        let mut st = test_state(10.0, 1e9);
+        let total = through_startup(&mut b, &mut st);
+        feed(&mut b, &mut st, 10.7, rs(490.0, 500, total + 1, (56, 4), 0.12));
+        assert_eq!(b.mode, Mode::ProbeRtt);
+        assert_eq!(b.probe_rtt_done, Some(secs(10.9)));
+        let end = total + 1;
+        feed(&mut b, &mut st, 11.0, rs(490.0, end - 1, end + 1, (4, 4), 0.12));
+        assert_eq!(b.mode, Mode::ProbeRtt, "200 ms passed, the round not");
+        feed(&mut b, &mut st, 11.01, rs(490.0, end, end + 2, (4, 4), 0.12));
+        assert_eq!(b.mode, Mode::ProbeBw);
+    }
+
+    #[test]
+    fn the_bandwidth_filter_keeps_the_maximum_of_10_rounds() {
+        let mut f = MaxFilter::default();
+        f.update(10, 1, 1000.0);
+        for t in 2..=11 {
+            f.update(10, t, 500.0 + t as f64);
+            assert_eq!(f.get(), 1000.0, "round {t}");
+        }
+        // round 12: the 1000 is more than 10 rounds old; the best of the window remains
+        f.update(10, 12, 400.0);
+        assert!(f.get() < 1000.0 && f.get() >= 502.0, "{}", f.get());
+        // app-limited samples only count when they raise the estimate
+        let mut b = Bbr::new();
+        let mut r = rs(300.0, 0, 10, (10, 10), 0.1);
+        b.update_bw(&r);
+        r.is_app_limited = true;
+        r.delivery_rate = 100.0;
+        r.prior_delivered = 10;
+        b.update_bw(&r);
+        assert_eq!(b.max_bw(), 300.0);
+        r.delivery_rate = 350.0;
+        b.update_bw(&r);
+        assert_eq!(b.max_bw(), 350.0);
+    }
+
+    #[test]
+    fn losses_conserve_packets_and_restore_the_window() {
+        let mut b = Bbr::new();
+        let mut st = test_state(10.0, 1e9);
+        let total = through_startup(&mut b, &mut st);
+        st.cwnd = 80.0;
+        let a = AckSample {
+            acked: 0,
+            duplicate: true,
+            rtt: None,
+            rate: Some(rs(490.0, 500, total + 1, (60, 57), 0.1)),
+        };
+        b.on_ack_arrival(&st, &a);
+        b.on_congestion(&mut st, Signal::DupAcks);
+        assert_eq!((st.cwnd, st.ssthresh, b.prior_cwnd), (57.0, INFINITE_SSTHRESH, 80.0));
+        st.recovery_base = 50.0;
+        b.on_recovery_exit(&mut st);
+        assert_eq!(st.cwnd, 80.0);
+        // a timeout: cwnd 1, back once the data outstanding then (60) is acknowledged
+        st.flight = 60;
+        b.on_congestion(&mut st, Signal::Timeout);
+        assert_eq!((st.cwnd, b.full_bw), (1.0, 0.0));
+        let a = |n| AckSample {
+            acked: n,
+            duplicate: false,
+            rtt: None,
+            rate: None,
+        };
+        b.on_ack(&mut st, &a(30));
+        assert_eq!(st.cwnd, 31.0);
+        b.on_ack(&mut st, &a(30));
+        // restored: max(31, 80) + 30, below the target of Drain 2.885·49 → 142 + 6 = 148
+        assert_eq!(st.cwnd, 110.0);
+        // ECN is ignored
+        b.on_congestion(&mut st, Signal::Ecn);
+        assert_eq!(st.cwnd, 110.0);
+    }
+
+    #[test]
+    fn sack_recovery_conserves_packets() {
+        let mut b = Bbr::new();
+        let mut st = test_state(10.0, 1e9);
+        let total = through_startup(&mut b, &mut st); // 600 delivered, Drain, 490/s, 0.1 s
+        b.cycle_offset = 0;
+        feed(&mut b, &mut st, 0.6, rs(490.0, 500, total + 1, (56, 56), 0.1));
+        assert_eq!(b.mode, Mode::ProbeBw);
+        st.cwnd = 100.0;
+        let ack = |b: &mut Bbr, st: &mut CcState, t: f64, r: RateSample, dup: bool| {
+            st.now = secs(t);
+            let a = AckSample {
+                acked: u64::from(!dup),
+                duplicate: dup,
+                rtt: None,
+                rate: Some(r),
+            };
+            b.on_ack_arrival(st, &a);
+            a
+        };
+        // the third duplicate ACK: 60 in flight (pipe)
+        let d = total + 1;
+        ack(&mut b, &mut st, 0.61, rs(490.0, 550, d + 1, (63, 60), 0.1), true);
+        b.on_congestion(&mut st, Signal::DupAcks);
+        assert_eq!((st.cwnd, b.prior_cwnd, b.next_rtt_delivered), (60.0, 100.0, d + 1));
+        // cwnd = max(cwnd, pipe + delivered), never lower
+        let a = ack(&mut b, &mut st, 0.62, rs(490.0, 560, d + 3, (60, 58), 0.1), true);
+        b.on_recovery_ack(&mut st, &a);
+        assert_eq!(st.cwnd, 60.0, "max(60, 58 + 2)");
+        let mut r = rs(490.0, 570, d + 4, (60, 62), 0.1);
+        r.newly_delivered = 1;
+        let a = ack(&mut b, &mut st, 0.63, r, true);
+        b.on_recovery_ack(&mut st, &a);
+        assert_eq!(st.cwnd, 63.0);
+        // a segment sent after the recovery began is delivered: the round ends (4.9 would
+        // now grow cwnd by 6 towards the target), conservation goes on: max(63, 55 + 6)
+        let mut r = rs(490.0, d + 1, d + 10, (62, 55), 0.1);
+        r.newly_delivered = 6;
+        let a = ack(&mut b, &mut st, 0.7, r, false);
+        b.on_recovery_ack(&mut st, &a);
+        assert!(b.round_start);
+        assert_eq!(st.cwnd, 63.0);
+        // the end: back to the window before the loss
+        b.on_recovery_exit(&mut st);
+        assert_eq!(st.cwnd, 100.0);
+    }
+
+    #[test]
+    fn parameters_are_validated() {
+        let mut p = Params::new();
+        p.insert("cwnd_gain".into(), 0.5);
+        assert_eq!(
+            create("bbr", &p).err().unwrap(),
+            "bbr: cwnd_gain = 0.5 is not allowed; must be in [1, 100]"
+        );
+        let mut p = Params::new();
+        p.insert("bw_rtts".into(), 2.5);
+        assert!(create("bbr", &p).err().unwrap().contains("integer"));
+        let mut p = Params::new();
+        p.insert("probe_rtt_time".into(), 0.0);
+        assert!(create("bbr", &p).is_ok());
+    }
+}
