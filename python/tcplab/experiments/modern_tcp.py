@@ -26,17 +26,15 @@ Readings common to all four (chosen here, stated so the results can be judged):
 - Dumbbells; 1000-byte segments (1040 bytes on the wire); access links 10 × the bottleneck's
   rate; a DropTail bottleneck whose queueing delay is measured; the packet error rate applies
   to the bottleneck in both directions (data and ACKs).
-- SACK on for every flow (ns-2 TCP-Linux, which the thesis used, always runs SACK); the window
-  rules are each algorithm's own. FAST paces itself; no other flow is paced.
+- SACK and timestamps on for every flow (ns-2 TCP-Linux, which the thesis used, always runs
+  both, and Vegas, Compound and FAST need an RTT per ACK); the window rules are each
+  algorithm's own. FAST paces itself; no other flow is paced.
 - Replications differ by the flows' start times (uniform in [0, 1) s, drawn from the seed) and
   by the loss streams (the seed). Goodput is measured over [warm-up, end] from the in-order
   delivered segments, so the initial slow start is left out.
 - The quick sizes run on smaller or shorter paths than the full ones (given in each
   experiment's parameters) so that ``make run`` stays short; the full sizes follow the issue
   (1 Gb/s) and the thesis.
-
-Vegas, FAST and Compound are written on another branch: the cases that need them are planned
-only when tcplab's registry has them (``PENDING``; a finding names what was left out).
 """
 from __future__ import annotations
 
@@ -54,36 +52,11 @@ SOURCE = "issue 17 (expected results; textbook claims, not a paper's numbers)"
 EXPECTATION = "The claims are issue 17's expectations (textbook claims), not a paper's numbers."
 MSS = 1000
 WIRE = (MSS + 40) * 8  # bits per data packet on the wire
-TCP = {"mss": MSS, "sack": True}
+TCP = {"mss": MSS, "sack": True, "timestamps": True}
 NEWRENO = "newreno"
-#: algorithms written on another branch: their cases run only once tcplab registers them
-PENDING = frozenset({"vegas", "fast", "compound"})
 LABEL = {"newreno": "NewReno", "cubic_linux": "CUBIC (Linux 2.6.22)", "cubic": "CUBIC (RFC 9438)",
          "highspeed": "HighSpeed", "scalable": "Scalable", "htcp": "H-TCP", "fast": "FAST", "vegas": "Vegas",
          "compound": "Compound"}
-
-
-def registered() -> set[str]:
-    """The congestion-control algorithms this tcplab build registers (`tcplab algorithms`)."""
-    return set(tcplab.algorithms())
-
-
-def runnable(ccs) -> list[str]:
-    """`ccs` without the pending algorithms this build does not register yet."""
-    have = registered()
-    return [c for c in ccs if c not in PENDING or c in have]
-
-
-def left_out(ccs) -> list[str]:
-    return [c for c in ccs if c not in runnable(ccs)]
-
-
-def pending_finding(ccs) -> list[str]:
-    missing = left_out(ccs)
-    if not missing:
-        return []
-    return [f"not run: {', '.join(missing)} (not registered in this tcplab build; its cases are planned as soon as it "
-            "is, see PENDING in tcplab/experiments/modern_tcp.py)"]
 
 
 def bdp_packets(rate_bps: float, rtt_s: float) -> int:
@@ -154,7 +127,7 @@ def modern_long_fat_pipe(size: str) -> Plan:
     runs = [Run({"cc": cc, "warmup": z["warmup"]},
                 dumbbell_spec([cc], p["rate_bps"], p["delay_s"], [p["side_s"]], p["buffer"], p["loss"],
                               z["duration"], s, sample=0.5, rwnd=p["rwnd"]), s, wall_limit=3600)
-            for cc in runnable(LFP_CCS) for s in z["seeds"]]
+            for cc in LFP_CCS for s in z["seeds"]]
     return Plan(runs, analyse_long_fat_pipe, {**p, "rtt_s": 2 * (p["delay_s"] + 2 * p["side_s"]),
                                               "duration_s": z["duration"], "warmup_s": z["warmup"],
                                               "algorithms": list(LFP_CCS), "far_higher_factor": FAR, "tcp": TCP})
@@ -221,7 +194,7 @@ def analyse_long_fat_pipe(done) -> Analysis:
         ax.legend(fontsize="small")
         fig.tight_layout()
         figs.append(Figure("cwnd", f"Congestion window of each algorithm (seed {seed})", fig))
-    return Analysis(tables, figs, pending_finding(LFP_CCS))
+    return Analysis(tables, figs, [])
 
 
 # --------------------------------------------------------------------------- 2. RTT fairness
@@ -229,7 +202,7 @@ def analyse_long_fat_pipe(done) -> Analysis:
 RTT_CCS = ("newreno", "cubic_linux", "cubic")
 RTTS = (0.060, 0.240)  # round-trip propagation delays of the two flows (s)
 RTT_DELAY = 0.020  # bottleneck one-way delay (thesis §3.5.3)
-RTT_SIZES = {"quick": dict(rate_bps=150e6, duration=60.0, warmup=15.0, losses=[0.0], seeds=[1, 2, 3]),
+RTT_SIZES = {"quick": dict(rate_bps=150e6, duration=60.0, warmup=15.0, losses=[0.0], seeds=[1, 2, 3, 4, 5, 6]),
              "full": dict(rate_bps=1e9, duration=1000.0, warmup=100.0, losses=[0.0, 1e-6], seeds=[1, 2, 3, 4, 5])}
 
 
@@ -249,7 +222,7 @@ def modern_rtt_fairness(size: str) -> Plan:
     runs = [Run({"cc": cc, "loss": loss, "warmup": z["warmup"]},
                 dumbbell_spec([cc, cc], z["rate_bps"], RTT_DELAY, rtt_sides(), rtt_buffer(z["rate_bps"]), loss,
                               z["duration"], s), s, wall_limit=3600)
-            for loss in z["losses"] for cc in runnable(RTT_CCS) for s in z["seeds"]]
+            for loss in z["losses"] for cc in RTT_CCS for s in z["seeds"]]
     return Plan(runs, analyse_rtt_fairness, {"rate_bps": z["rate_bps"], "bottleneck_delay_s": RTT_DELAY,
                                              "rtts_s": list(RTTS), "side_delays_s": rtt_sides(),
                                              "buffer": rtt_buffer(z["rate_bps"]), "losses": z["losses"],
@@ -295,7 +268,7 @@ def analyse_rtt_fairness(done) -> Analysis:
         figs.append(Figure(f"jain_loss_{loss:g}", f"Jain's index per algorithm, packet error rate {loss:g}",
                            bar_figure(x, "algorithm", "Jain index", f"RTT fairness (60 vs 240 ms), loss {loss:g}",
                                       "Jain's index", line=1.0)))
-    return Analysis(tables, figs, pending_finding(RTT_CCS))
+    return Analysis(tables, figs, [])
 
 
 # --------------------------------------------------------------------------- 3. queue
@@ -334,7 +307,7 @@ def modern_queue(size: str) -> Plan:
     runs = [Run({"cc": cc, "buffer_bdp": b, "warmup": z["warmup"]},
                 dumbbell_spec([cc, cc], p["rate_bps"], p["delay_s"], [p["side_s"]] * 2, round(b * queue_bdp()), 0.0,
                               z["duration"], s, sample=0.1), s, wall_limit=3600)
-            for b in z["buffers_bdp"] for cc in runnable(QUEUE_CCS) if queue_case(cc, b, size) for s in z["seeds"]]
+            for b in z["buffers_bdp"] for cc in QUEUE_CCS if queue_case(cc, b, size) for s in z["seeds"]]
     return Plan(runs, analyse_queue, {**p, "rtt_s": 2 * (p["delay_s"] + 2 * p["side_s"]), "bdp_packets": queue_bdp(),
                                       "buffers_bdp": z["buffers_bdp"], "duration_s": z["duration"],
                                       "warmup_s": z["warmup"], "short_fraction": SHORT, "large_buffer_bdp": LARGE_BDP,
@@ -430,7 +403,7 @@ def analyse_queue(done) -> Analysis:
         ax.legend(fontsize="small")
         fig.tight_layout()
         figs.append(Figure("queue_trace", f"Bottleneck queue over time, buffer {largest:g} BDP (seed {seed})", fig))
-    return Analysis(tables, figs, pending_finding(QUEUE_CCS))
+    return Analysis(tables, figs, [])
 
 
 # --------------------------------------------------------------------------- 4. friendliness
@@ -456,7 +429,7 @@ def modern_friendliness(size: str) -> Plan:
     runs = [Run({"cc": cc, "k": k, "loss": loss, "warmup": z["warmup"]},
                 dumbbell_spec([NEWRENO] * k + [cc] * k, z["rate_bps"], p["delay_s"], [p["side_s"]] * (2 * k),
                               friend_buffer(z["rate_bps"]), loss, z["duration"], s), s, wall_limit=3600)
-            for loss in z["losses"] for k in z["k"] for cc in runnable(FRIEND_CCS) for s in z["seeds"]]
+            for loss in z["losses"] for k in z["k"] for cc in FRIEND_CCS for s in z["seeds"]]
     return Plan(runs, analyse_friendliness, {**p, "rate_bps": z["rate_bps"], "buffer": friend_buffer(z["rate_bps"]),
                                              "k": z["k"], "losses": z["losses"], "duration_s": z["duration"],
                                              "warmup_s": z["warmup"], "keeps": KEEPS, "tcp": TCP})
@@ -528,4 +501,4 @@ def analyse_friendliness(done) -> Analysis:
         figs.append(Figure(f"l_loss_{loss:g}_k{k}", f"NewReno's L beside each algorithm (k = {k}, loss {loss:g})",
                            bar_figure(x, "algorithm", "L", f"Friendliness to NewReno (k = {k}, loss {loss:g})",
                                       "L (NewReno goodput ratio)", line=1.0)))
-    return Analysis(tables, figs, pending_finding(FRIEND_CCS))
+    return Analysis(tables, figs, [])
