@@ -9,6 +9,8 @@ tcplab's losses; seeds 1-20);
 Sack1 replaying tcplab's losses; seeds 1-10);
 --linux: the TCP-Linux algorithms on the clean and shared paths of
 test_linux_algorithms_agree_with_ns2_tcp_linux and on a lossy path (seeds 1-2, means);
+--lfp: each TCP-Linux algorithm alone on a long fat pipe (linux_long_fat_pipe; seeds 1-2,
+means; not a test yet);
 --ecn: the ECN scenarios of test_ecn_newreno_over_red_agrees_with_ns2 (seeds 1-4, means);
 --own: each lone lossy flow on each simulator's own losses (300 s runs, --own-seeds seeds,
 default 60, as test_lone_lossy_flow_agrees_with_ns2_on_its_own_losses).
@@ -31,6 +33,7 @@ from test_ns2_parity import (  # noqa: E402
     SCENARIOS,
     ECN_SCENARIOS,
     ecn_means,
+    linux_long_fat_pipe,
     measure,
     linux_dumbbell,
     per_seed,
@@ -67,9 +70,10 @@ def main():
     ap.add_argument("--sack", action="store_true")
     ap.add_argument("--linux", action="store_true")
     ap.add_argument("--ecn", action="store_true")
+    ap.add_argument("--lfp", action="store_true")
     ap.add_argument("--own-seeds", type=int, default=len(OWN_LOSS_SEEDS))
     a = ap.parse_args()
-    everything = not (a.aggregate or a.same or a.own or a.sack or a.linux or a.ecn)
+    everything = not (a.aggregate or a.same or a.own or a.sack or a.linux or a.ecn or a.lfp)
     if a.aggregate or everything:
         print("| scenario | goodput tcplab (Mb/s) | goodput ns-2 (Mb/s) | diff | retransmits tcplab / ns-2 | "
               "timeouts tcplab / ns-2 |\n|---|---|---|---|---|---|")
@@ -99,6 +103,15 @@ def main():
                 g, gn = ours["goodput_bps"].mean(), theirs["goodput_bps"].mean()
                 print(f"| {cc} | {name} | {g / 1e6:.3f} | {gn / 1e6:.3f} | {g / gn - 1:+.1%} | "
                       f"{ours['retransmits'].mean():.0f} / {theirs['retransmits'].mean():.0f} |", flush=True)
+        print()
+    if a.lfp or everything:
+        print("| algorithm | goodput tcplab (Mb/s) | goodput ns-2 TCP-Linux (Mb/s) | diff | retransmits tcplab / ns-2 |"
+              "\n|---|---|---|---|---|")
+        for cc in LINUX_ALGORITHMS:
+            ours, theirs = per_seed(linux_long_fat_pipe(cc), (1, 2))
+            g, gn = ours["goodput_bps"].mean(), theirs["goodput_bps"].mean()
+            print(f"| {cc} | {g / 1e6:.1f} | {gn / 1e6:.1f} | {g / gn - 1:+.1%} | "
+                  f"{ours['retransmits'].mean():.0f} / {theirs['retransmits'].mean():.0f} |", flush=True)
         print()
     if a.ecn or everything:
         print("| scenario | goodput tcplab / ns-2 (Mb/s) | drops tcplab / ns-2 (without ECN: tcplab) | "

@@ -186,6 +186,17 @@ LINUX_SCENARIOS = {"1 flow, buffer = BDP": (1, 50), "4 flows, 30-packet buffer":
 LINUX_TOLERANCE = 0.03
 
 
+def linux_long_fat_pipe(cc, duration=30):
+    """One TCP-Linux flow on a long fat pipe (200 Mb/s, 82 ms RTT, a 1000-packet buffer of
+    about half the BDP, 1e-5 packet loss), for the report's --lfp table (not a test yet)."""
+    return (
+        tcplab.Scenario(duration=duration)
+        .dumbbell(pairs=1, bottleneck=dict(rate="200Mbps", delay="40ms", queue=1000, loss=1e-5),
+                  access=dict(rate="2Gbps", delay="1ms", queue=100000))
+        .flow(src="s0", dst="d0", cc=cc, tcp={"sack": True, "timestamps": True, "header": 50, "rwnd": 100000})
+    )
+
+
 def linux_dumbbell(cc, n, queue, loss=0.0, duration=60):
     return dumbbell(n, queue, loss=loss, duration=duration, cc=cc, sack=True, timestamps=True, header=50)
 
