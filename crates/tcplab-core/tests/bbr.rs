@@ -3,6 +3,9 @@
 use serde_json::{json, Value};
 use tcplab_core::api::{self, RunOutput};
 
+mod series;
+use series::{bottleneck_queue, flow_series, mean};
+
 /// N flows of `cc` on a 10 Mb/s dumbbell with a base RTT of 2·(16 + 2·2) = 40 ms and a
 /// DropTail bottleneck buffer of `limit` packets.
 fn dumbbell(cc: &str, params: Value, n: u32, limit: u32, duration: f64) -> String {
@@ -15,35 +18,6 @@ fn dumbbell(cc: &str, params: Value, n: u32, limit: u32, duration: f64) -> Strin
         "flows": [{"src": "s{i}", "dst": "d{i}", "count": n, "cc": cc, "cc_params": params}]
     })
     .to_string()
-}
-
-fn mean(v: &[f64]) -> f64 {
-    v.iter().sum::<f64>() / v.len() as f64
-}
-
-fn bottleneck_queue(out: &RunOutput, from: f64) -> Vec<f64> {
-    let (t, l, q) = (
-        out.link_ts.f64s("time"),
-        out.link_ts.f64s("link"),
-        out.link_ts.f64s("queue"),
-    );
-    (0..t.len())
-        .filter(|&i| l[i] == 0.0 && t[i] >= from)
-        .map(|i| q[i])
-        .collect()
-}
-
-fn flow_series(out: &RunOutput, f: usize, name: &str, from: f64) -> Vec<f64> {
-    let (t, fl, v) = (
-        out.flow_ts.f64s("time"),
-        out.flow_ts.f64s("flow"),
-        out.flow_ts.f64s(name),
-    );
-    assert!(!v.is_empty(), "no column {name}");
-    (0..t.len())
-        .filter(|&i| fl[i] == f as f64 && t[i] >= from)
-        .map(|i| v[i])
-        .collect()
 }
 
 fn goodputs(out: &RunOutput) -> Vec<f64> {

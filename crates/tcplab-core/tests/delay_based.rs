@@ -5,6 +5,9 @@
 use serde_json::{json, Value};
 use tcplab_core::api::{self, RunOutput};
 
+mod series;
+use series::{bottleneck_queue, flow_series, mean};
+
 /// N flows of `cc` on a 10 Mb/s, 2·(20 + 2) ms dumbbell with a measured DropTail bottleneck
 /// queue of `limit` packets, timestamps on.
 fn dumbbell(cc: &str, params: Value, n: u32, limit: u32, duration: f64, tcp: Value) -> String {
@@ -22,37 +25,6 @@ fn dumbbell(cc: &str, params: Value, n: u32, limit: u32, duration: f64, tcp: Val
                    "tcp": t}]
     })
     .to_string()
-}
-
-fn mean(v: &[f64]) -> f64 {
-    v.iter().sum::<f64>() / v.len() as f64
-}
-
-/// The bottleneck's (link direction 0) queue samples after `from` seconds.
-fn bottleneck_queue(out: &RunOutput, from: f64) -> Vec<f64> {
-    let (t, l, q) = (
-        out.link_ts.f64s("time"),
-        out.link_ts.f64s("link"),
-        out.link_ts.f64s("queue"),
-    );
-    (0..t.len())
-        .filter(|&i| l[i] == 0.0 && t[i] >= from)
-        .map(|i| q[i])
-        .collect()
-}
-
-/// Flow `f`'s values of flow_ts column `name` after `from` seconds.
-fn flow_series(out: &RunOutput, f: usize, name: &str, from: f64) -> Vec<f64> {
-    let (t, fl, v) = (
-        out.flow_ts.f64s("time"),
-        out.flow_ts.f64s("flow"),
-        out.flow_ts.f64s(name),
-    );
-    assert!(!v.is_empty(), "no column {name}");
-    (0..t.len())
-        .filter(|&i| fl[i] == f as f64 && t[i] >= from)
-        .map(|i| v[i])
-        .collect()
 }
 
 fn goodput(out: &RunOutput) -> f64 {

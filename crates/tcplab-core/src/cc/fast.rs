@@ -155,15 +155,10 @@ impl CongestionControl for Fast {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::{create, test_state};
+    use crate::cc::{create, one_ack, test_state};
 
     fn ack(f: &mut Fast, st: &mut CcState, rtt: f64) {
-        let a = AckSample {
-            acked: 1,
-            duplicate: false,
-            rtt: Some(rtt),
-            rate: None,
-        };
+        let a = one_ack(Some(rtt));
         f.on_ack_arrival(st, &a);
         f.on_ack(st, &a);
     }
@@ -172,38 +167,14 @@ mod tests {
     fn the_average_rtt_weight_is_min_of_3_over_cwnd_and_a_quarter() {
         let mut f = Fast::new(100.0, 0.5);
         let mut st = test_state(60.0, 10.0);
-        f.on_ack_arrival(
-            &st,
-            &AckSample {
-                acked: 1,
-                duplicate: false,
-                rtt: Some(0.1),
-                rate: None,
-            },
-        );
+        f.on_ack_arrival(&st, &one_ack(Some(0.1)));
         assert_eq!(f.avg_rtt, 0.1);
         // μ = 3/60 = 0.05: 0.95·0.1 + 0.05·0.2 = 0.105
-        f.on_ack_arrival(
-            &st,
-            &AckSample {
-                acked: 1,
-                duplicate: false,
-                rtt: Some(0.2),
-                rate: None,
-            },
-        );
+        f.on_ack_arrival(&st, &one_ack(Some(0.2)));
         assert!((f.avg_rtt - 0.105).abs() < 1e-12);
         // small window: μ = 1/4: 0.75·0.105 + 0.25·0.2 = 0.12875
         st.cwnd = 4.0;
-        f.on_ack_arrival(
-            &st,
-            &AckSample {
-                acked: 1,
-                duplicate: false,
-                rtt: Some(0.2),
-                rate: None,
-            },
-        );
+        f.on_ack_arrival(&st, &one_ack(Some(0.2)));
         assert!((f.avg_rtt - 0.12875).abs() < 1e-12);
         assert_eq!(f.base_rtt, 0.1);
     }
@@ -223,28 +194,12 @@ mod tests {
         let w = st.cwnd;
         for _ in 0..150 {
             f.avg_rtt = 0.125;
-            f.on_ack(
-                &mut st,
-                &AckSample {
-                    acked: 1,
-                    duplicate: false,
-                    rtt: None,
-                    rate: None,
-                },
-            );
+            f.on_ack(&mut st, &one_ack(None));
         }
         assert_eq!(st.cwnd, w, "round 2: no update");
         for _ in 0..150 {
             f.avg_rtt = 0.125;
-            f.on_ack(
-                &mut st,
-                &AckSample {
-                    acked: 1,
-                    duplicate: false,
-                    rtt: None,
-                    rate: None,
-                },
-            );
+            f.on_ack(&mut st, &one_ack(None));
         }
         // round 3: 0.5·150 + 0.5·(0.8·150 + 100) = 75 + 110 = 185
         assert_eq!(st.cwnd, 185.0);

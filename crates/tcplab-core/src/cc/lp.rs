@@ -289,7 +289,7 @@ impl CongestionControl for Lp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::{create, test_state};
+    use crate::cc::{create, one_ack, test_state};
 
     const MS: Time = NS_PER_MS;
 
@@ -299,12 +299,7 @@ mod tests {
         // a full window before the ACK (window-limited)
         st.flight = snd_cwnd(st) - 1;
         lp.on_ack_timestamps(v * MS, e * MS);
-        let a = AckSample {
-            acked: 1,
-            duplicate: false,
-            rtt: Some((now - e) as f64 / 1e3),
-            rate: None,
-        };
+        let a = one_ack(Some((now - e) as f64 / 1e3));
         lp.on_ack_arrival(st, &a);
         lp.on_ack(st, &a);
     }
@@ -375,12 +370,7 @@ mod tests {
     fn without_timestamps_lp_is_reno() {
         let mut lp = Lp::new(15, 3, true);
         let mut st = test_state(5.0, 10.0);
-        let a = AckSample {
-            acked: 1,
-            duplicate: false,
-            rtt: None,
-            rate: None,
-        };
+        let a = one_ack(None);
         for i in 0..200u64 {
             st.now = i * 10 * MS;
             st.flight = snd_cwnd(&st) - 1;

@@ -392,6 +392,17 @@ pub fn check_params(algorithm: &str, params: &Params, allowed: &[&str]) -> Resul
     Ok(())
 }
 
+/// A new cumulative ACK of one segment with RTT sample `rtt` (unit tests).
+#[cfg(test)]
+pub(crate) fn one_ack(rtt: Option<f64>) -> AckSample {
+    AckSample {
+        acked: 1,
+        duplicate: false,
+        rtt,
+        rate: None,
+    }
+}
+
 #[cfg(test)]
 pub(crate) fn test_state(cwnd: f64, ssthresh: f64) -> CcState {
     CcState {

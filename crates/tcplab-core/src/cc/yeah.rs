@@ -268,7 +268,7 @@ impl CongestionControl for Yeah {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::{create, test_state};
+    use crate::cc::{create, one_ack, test_state};
 
     /// A new ACK of one segment with a full window before it (window-limited).
     fn feed(y: &mut Yeah, st: &mut CcState, rtt: Option<f64>) {
@@ -324,12 +324,7 @@ mod tests {
         assert_eq!(st.cwnd, 11.0);
         // not window-limited (5 of 11 out before the ACK): nothing
         st.flight = 4;
-        let a = AckSample {
-            acked: 1,
-            duplicate: false,
-            rtt: None,
-            rate: None,
-        };
+        let a = one_ack(None);
         y.on_ack(&mut st, &a);
         assert_eq!(st.cwnd, 11.0);
     }

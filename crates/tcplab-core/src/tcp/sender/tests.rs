@@ -570,20 +570,26 @@ fn through_receiver(s: &mut Sender, r: &mut crate::tcp::Receiver, t: &mut Time, 
     sent
 }
 
-#[test]
-fn sack_recovery_retransmits_what_is_lost_and_sends_new_data_by_pipe() {
-    // cwnd 10 in congestion avoidance, segments 0..10 out; 0 and 3 are lost.
+/// A started NewReno sender with SACK whose first window is `w` segments (ssthresh `w`), its
+/// SACK receiver, and what the sender sent.
+fn sack_pair(w: f64) -> (Sender, crate::tcp::Receiver, Vec<Tx>) {
     let tcp = TcpSpec {
-        init_cwnd: 10.0,
-        init_ssthresh: 10.0,
+        init_cwnd: w,
+        init_ssthresh: w,
         tick: 0.0,
         sack: true,
         ..TcpSpec::default()
     };
     let mut s = sender("newreno", tcp, None);
-    let mut r = crate::tcp::Receiver::new(false, 2, 0).with_sack(true);
     let mut out = vec![];
     s.start(0, &mut out);
+    (s, crate::tcp::Receiver::new(false, 2, 0).with_sack(true), out)
+}
+
+#[test]
+fn sack_recovery_retransmits_what_is_lost_and_sends_new_data_by_pipe() {
+    // cwnd 10 in congestion avoidance, segments 0..10 out; 0 and 3 are lost.
+    let (mut s, mut r, out) = sack_pair(10.0);
     assert_eq!(seqs(&out), (0..10).collect::<Vec<_>>());
     let mut t = 0;
     let sent = through_receiver(&mut s, &mut r, &mut t, &[1, 2, 4, 5, 6, 7, 8, 9]);
@@ -616,17 +622,7 @@ fn sack_recovery_retransmits_what_is_lost_and_sends_new_data_by_pipe() {
 
 #[test]
 fn sack_recovery_needs_a_timeout_when_a_retransmission_is_lost_and_forgets_the_blocks() {
-    let tcp = TcpSpec {
-        init_cwnd: 8.0,
-        init_ssthresh: 8.0,
-        tick: 0.0,
-        sack: true,
-        ..TcpSpec::default()
-    };
-    let mut s = sender("newreno", tcp, None);
-    let mut r = crate::tcp::Receiver::new(false, 2, 0).with_sack(true);
-    let mut out = vec![];
-    s.start(0, &mut out);
+    let (mut s, mut r, _) = sack_pair(8.0);
     let mut t = 0;
     through_receiver(&mut s, &mut r, &mut t, &[1, 2, 3, 4, 5, 6, 7]);
     assert_eq!(s.stats.retransmits, 1, "0 retransmitted (and lost again)");
@@ -644,17 +640,7 @@ fn sack_recovery_needs_a_timeout_when_a_retransmission_is_lost_and_forgets_the_b
 
 #[test]
 fn a_lost_retransmission_in_sack_recovery_lowers_cwnd_to_pipe_plus_one() {
-    let tcp = TcpSpec {
-        init_cwnd: 10.0,
-        init_ssthresh: 10.0,
-        tick: 0.0,
-        sack: true,
-        ..TcpSpec::default()
-    };
-    let mut s = sender("newreno", tcp, None);
-    let mut r = crate::tcp::Receiver::new(false, 2, 0).with_sack(true);
-    let mut out = vec![];
-    s.start(0, &mut out);
+    let (mut s, mut r, _) = sack_pair(10.0);
     let mut t = 0;
     // 0 is lost, and so is its retransmission: 1, 2, 3 start recovery (cwnd 5, 0 sent
     // again), 4, 5 leave pipe above cwnd, 6..9 let 10..13 out one per ACK.
