@@ -10,7 +10,9 @@ Sack1 replaying tcplab's losses; seeds 1-10);
 --linux: the TCP-Linux algorithms on the clean and shared paths of
 test_linux_algorithms_agree_with_ns2_tcp_linux and on a lossy path (seeds 1-2, means);
 --lfp: each TCP-Linux algorithm alone on a long fat pipe (linux_long_fat_pipe; seeds 1-2,
-means; not a test yet);
+means, each simulator's own losses);
+--trajectory: the window trajectories of test_linux_window_trajectories_agree_with_ns2_tcp_linux
+(lossy path and long fat pipe, ns-2 replaying tcplab's losses; per-seed means);
 --ecn: the ECN scenarios of test_ecn_newreno_over_red_agrees_with_ns2 (seeds 1-4, means);
 --own: each lone lossy flow on each simulator's own losses (300 s runs, --own-seeds seeds,
 default 60, as test_lone_lossy_flow_agrees_with_ns2_on_its_own_losses).
@@ -18,6 +20,8 @@ Without options, all three. Uses the scenarios and seeds the tests use.
 """
 import argparse
 import sys
+
+import numpy as np
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -28,6 +32,10 @@ from test_ns2_parity import (  # noqa: E402
     SAME_LOSS_SEEDS,
     LINUX_ALGORITHMS,
     LINUX_SCENARIOS,
+    KNOWN_TRAJECTORY_GAPS,
+    TRAJECTORY_PATHS,
+    linux_trajectory,
+    trajectory_disagreements,
     SACK_SAME_LOSSES,
     SAME_LOSSES,
     SCENARIOS,
@@ -71,9 +79,10 @@ def main():
     ap.add_argument("--linux", action="store_true")
     ap.add_argument("--ecn", action="store_true")
     ap.add_argument("--lfp", action="store_true")
+    ap.add_argument("--trajectory", action="store_true")
     ap.add_argument("--own-seeds", type=int, default=len(OWN_LOSS_SEEDS))
     a = ap.parse_args()
-    everything = not (a.aggregate or a.same or a.own or a.sack or a.linux or a.ecn or a.lfp)
+    everything = not (a.aggregate or a.same or a.own or a.sack or a.linux or a.ecn or a.lfp or a.trajectory)
     if a.aggregate or everything:
         print("| scenario | goodput tcplab (Mb/s) | goodput ns-2 (Mb/s) | diff | retransmits tcplab / ns-2 | "
               "timeouts tcplab / ns-2 |\n|---|---|---|---|---|---|")
@@ -112,6 +121,26 @@ def main():
             g, gn = ours["goodput_bps"].mean(), theirs["goodput_bps"].mean()
             print(f"| {cc} | {g / 1e6:.1f} | {gn / 1e6:.1f} | {g / gn - 1:+.1%} | "
                   f"{ours['retransmits'].mean():.0f} / {theirs['retransmits'].mean():.0f} |", flush=True)
+        print()
+    if a.trajectory or everything:
+        print("| algorithm | path | goodput tcplab / ns-2 (Mb/s) | loss events tcplab / ns-2 | "
+              "mean cwnd tcplab / ns-2 | cuts tcplab / ns-2 | period tcplab / ns-2 (s) | outside tolerance |"
+              "\n|---|---|---|---|---|---|---|---|")
+        for cc in LINUX_ALGORITHMS:
+            for path in TRAJECTORY_PATHS:
+                o, t = linux_trajectory(cc, path)
+                bad = trajectory_disagreements(o, t)
+
+                def pair(k, scale=1.0, fmt=".1f"):
+                    a, b = o[k].mean() / scale, t[k].mean() / scale
+                    if np.isnan(a) or np.isnan(b):
+                        return "—"
+                    d = f" ({a / b - 1:+.1%})" if b else ""
+                    return f"{a:{fmt}} / {b:{fmt}}{d}"
+                known = " (known)" if (cc, path) in KNOWN_TRAJECTORY_GAPS else ""
+                print(f"| {cc} | {path} | {pair('goodput_bps', 1e6, '.3f')} | {pair('loss_events')} | "
+                      f"{pair('mean_cwnd')} | {pair('cuts')} | {pair('period', fmt='.3f')} | "
+                      f"{', '.join(bad) or '—'}{known if bad else ''} |", flush=True)
         print()
     if a.ecn or everything:
         print("| scenario | goodput tcplab / ns-2 (Mb/s) | drops tcplab / ns-2 (without ECN: tcplab) | "

@@ -186,19 +186,31 @@ LINUX_SCENARIOS = {"1 flow, buffer = BDP": (1, 50), "4 flows, 30-packet buffer":
 LINUX_TOLERANCE = 0.03
 
 
-def linux_long_fat_pipe(cc, duration=30):
+# TCP-Linux's modules run with their Linux 2.6.22 defaults; where tcplab's default departs
+# from the 2.6.22 module by design, the trajectory comparison selects the 2.6.22 behaviour.
+LINUX_2622_PARAMS = {"illinois": {"linux_2622_ssthresh": 1}}
+
+
+def linux_long_fat_pipe(cc, duration=30, cc_params=None):
     """One TCP-Linux flow on a long fat pipe (200 Mb/s, 82 ms RTT, a 1000-packet buffer of
-    about half the BDP, 1e-5 packet loss), for the report's --lfp table (not a test yet)."""
+    about half the BDP, 1e-5 packet loss)."""
+    flow = dict(cc=cc, tcp={"sack": True, "timestamps": True, "header": 50, "rwnd": 100000})
+    if cc_params:
+        flow["cc_params"] = cc_params
     return (
         tcplab.Scenario(duration=duration)
         .dumbbell(pairs=1, bottleneck=dict(rate="200Mbps", delay="40ms", queue=1000, loss=1e-5),
                   access=dict(rate="2Gbps", delay="1ms", queue=100000))
-        .flow(src="s0", dst="d0", cc=cc, tcp={"sack": True, "timestamps": True, "header": 50, "rwnd": 100000})
+        .flow(src="s0", dst="d0", **flow)
     )
 
 
-def linux_dumbbell(cc, n, queue, loss=0.0, duration=60):
-    return dumbbell(n, queue, loss=loss, duration=duration, cc=cc, sack=True, timestamps=True, header=50)
+def linux_dumbbell(cc, n, queue, loss=0.0, duration=60, cc_params=None):
+    spec = dumbbell(n, queue, loss=loss, duration=duration, cc=cc, sack=True, timestamps=True, header=50)
+    if cc_params:
+        spec = spec.to_dict()
+        spec["flows"][0]["cc_params"] = cc_params
+    return spec
 
 
 @pytest.mark.parametrize("scenario", list(LINUX_SCENARIOS))
@@ -208,6 +220,120 @@ def test_linux_algorithms_agree_with_ns2_tcp_linux(cc, scenario):
     ours, theirs = per_seed(linux_dumbbell(cc, *LINUX_SCENARIOS[scenario]), (1, 2))
     a, b = ours["goodput_bps"].mean(), theirs["goodput_bps"].mean()
     assert abs(a / b - 1) < LINUX_TOLERANCE, f"{cc}, {scenario}: goodput tcplab {a:.0f}, ns-2 TCP-Linux {b:.0f}"
+
+
+# What goodput on a full 10 Mb/s link cannot tell apart: each algorithm's window trajectory on
+# a lossy path and on a long fat pipe. ns-2 replays tcplab's losses (the same random losses in
+# both; queue overflows are each simulator's own), both windows are sampled every 10 ms,
+# and after a warm-up the per-seed means of the goodput, the loss events (fast retransmits +
+# timeouts), the mean window and the sawtooth's period (tcplab.metrics.cwnd_sawtooth) must
+# agree within TRAJECTORY_TOLERANCE (loss events: or within one per seed; the period only
+# where both simulators cut the window at least three times in every seed). Seed 4 of the
+# lossy path loses the first segment, which TCP-Linux does not survive (yeah and illinois
+# end with cwnd 0, highspeed crashes ns-2; docs/ns2-parity.md): seed 5 replaces it.
+TRAJECTORY_PATHS = {
+    "1 flow, 1% loss": dict(seeds=(1, 2, 3, 5), build=lambda cc, p: linux_dumbbell(cc, 1, 1000, loss=0.01, cc_params=p)),
+    "long fat pipe": dict(seeds=(1, 2), build=lambda cc, p: linux_long_fat_pipe(cc, cc_params=p)),
+}
+TRAJECTORY_WARMUP = 5.0
+TRAJECTORY_SAMPLE = 0.01
+TRAJECTORY_TOLERANCE = {"goodput_bps": 0.05, "loss_events": 0.10, "mean_cwnd": 0.05, "period": 0.15}
+# Disagreements found and not resolved, each failing the check it names (strict: a fix that
+# makes one agree turns its test into a failure until the entry is removed). docs/ns2-parity.md.
+L1, LFP = "1 flow, 1% loss", "long fat pipe"
+KNOWN_TRAJECTORY_GAPS = {
+    ("highspeed", L1): {"goodput_bps", "mean_cwnd"},
+    ("scalable", LFP): {"loss_events"},
+    ("htcp", LFP): {"goodput_bps", "loss_events", "mean_cwnd", "period"},
+    ("hybla", L1): {"goodput_bps", "mean_cwnd"},
+    ("hybla", LFP): {"goodput_bps"},
+    ("illinois", L1): {"goodput_bps", "mean_cwnd"},
+    ("veno", LFP): {"goodput_bps", "mean_cwnd"},
+    ("westwood_plus", L1): {"goodput_bps", "mean_cwnd", "period"},
+    ("westwood_plus", LFP): {"goodput_bps", "loss_events", "mean_cwnd"},
+    ("vegas", LFP): {"goodput_bps", "mean_cwnd"},
+    ("compound", LFP): {"period"},
+    ("lp", L1): {"goodput_bps", "mean_cwnd"},
+}
+
+
+def linux_trajectory(cc, path, seeds=None):
+    """Per seed, in tcplab and in ns-2's TCP-Linux: goodput, loss events and the sawtooth
+    (mean window, cuts, period) of the one flow on a TRAJECTORY_PATHS path."""
+    from tcplab.metrics import cwnd_sawtooth
+
+    p = TRAJECTORY_PATHS[path]
+    spec = tcplab.normalise(p["build"](cc, LINUX_2622_PARAMS.get(cc)))
+    spec["sim"]["sample_interval"] = TRAJECTORY_SAMPLE
+    rows = {"tcplab": [], "ns2": []}
+    for seed in seeds or p["seeds"]:
+        r = tcplab.run(spec, seed=seed)
+        n = run_ns2(spec, seed, losses="tcplab", cwnd_interval=TRAJECTORY_SAMPLE)
+        assert n["flows"].delivered_segments.iloc[0] > 1, f"ns-2's {cc} stalled on seed {seed}"
+        for side, flows, ts in (("tcplab", r.flows, r.flow_ts), ("ns2", n["flows"], n["cwnd"])):
+            f, w = flows.iloc[0], cwnd_sawtooth(ts, start=TRAJECTORY_WARMUP).iloc[0]
+            rows[side].append(dict(goodput_bps=f.goodput_bps, loss_events=f.fast_retransmits + f.timeouts,
+                                   mean_cwnd=w.mean_cwnd, cuts=w.cuts, period=w.period))
+    ours, theirs = ({k: np.array([r[k] for r in rows[side]], dtype=float) for k in rows[side][0]}
+                    for side in ("tcplab", "ns2"))
+    return ours, theirs
+
+
+def trajectory_disagreements(ours, theirs):
+    """The checks of TRAJECTORY_TOLERANCE that fail, as {metric: message}."""
+    bad = {}
+    for k, tol in TRAJECTORY_TOLERANCE.items():
+        if k == "period" and min(ours["cuts"].min(), theirs["cuts"].min()) < 3:
+            continue
+        a, b = ours[k].mean(), theirs[k].mean()
+        slack = max(tol * b, 1.0) if k == "loss_events" else tol * b
+        if not abs(a - b) <= slack:
+            bad[k] = f"{k}: tcplab {a:.4g}, ns-2 {b:.4g} ({a / b - 1:+.1%}; allowed ±{slack:.3g})"
+    return bad
+
+
+@pytest.mark.parametrize("path", list(TRAJECTORY_PATHS))
+@pytest.mark.parametrize("cc", LINUX_ALGORITHMS)
+def test_linux_window_trajectories_agree_with_ns2_tcp_linux(cc, path, request):
+    require_tool("ns")
+    gaps = KNOWN_TRAJECTORY_GAPS.get((cc, path), {})
+    ours, theirs = linux_trajectory(cc, path)
+    bad = trajectory_disagreements(ours, theirs)
+    assert set(bad) == set(gaps), (
+        f"{cc} on {path}: disagreements {bad or 'none'}; known gaps {sorted(gaps) or 'none'}"
+    )
+
+
+def test_trajectory_checks_catch_a_different_sawtooth():
+    """The trajectory checks fail on a window that is 10 % lower, cut twice as often, or
+    counted with too few cuts to have a period."""
+    ns2 = {"goodput_bps": np.array([1e6, 1e6]), "loss_events": np.array([40.0, 40]),
+           "mean_cwnd": np.array([20.0, 22]), "cuts": np.array([30.0, 31]), "period": np.array([0.5, 0.52])}
+    assert trajectory_disagreements(ns2, ns2) == {}
+    lower = {**ns2, "mean_cwnd": ns2["mean_cwnd"] * 0.9}
+    assert set(trajectory_disagreements(lower, ns2)) == {"mean_cwnd"}
+    faster = {**ns2, "period": ns2["period"] / 2, "loss_events": ns2["loss_events"] * 2}
+    assert set(trajectory_disagreements(faster, ns2)) == {"period", "loss_events"}
+    few = {**faster, "cuts": np.array([2.0, 9])}
+    assert set(trajectory_disagreements(few, ns2)) == {"loss_events"}
+    one_more = {**ns2, "loss_events": np.array([3.0, 4]), }
+    assert trajectory_disagreements(one_more, {**ns2, "loss_events": np.array([2.0, 3])}) == {}
+
+
+def test_ns2_cwnd_trace_follows_slow_start_as_tcplab_does():
+    """run_ns2's cwnd_interval samples every agent's window at k * interval, before the
+    duration; in slow start on an empty path the two simulators' windows are equal sample
+    for sample (1, 4, 16, 64, ... with an ACK per segment and 20 ms of propagation)."""
+    require_tool("ns")
+    spec = tcplab.normalise(dumbbell(1, 1000, duration=2))
+    spec["sim"]["sample_interval"] = 0.1
+    ns2 = run_ns2(spec, 1, cwnd_interval=0.1)["cwnd"]
+    ours = tcplab.run(spec, seed=1).flow_ts
+    assert np.allclose(ns2.time, np.arange(20) * 0.1) and set(ns2.flow) == {0}
+    assert ns2.cwnd.tolist()[:4] == [1, 4, 16, 64]
+    assert ns2.cwnd.tolist()[:11] == ours.cwnd.tolist()[:11]
+    with pytest.raises(tcplab.ns2.Ns2Error, match="cwnd_interval"):
+        tcl_script(spec, 1, cwnd_interval=0.0)
 
 
 def test_vegas_and_compound_windows_agree_with_ns2_tcp_linux():

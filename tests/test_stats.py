@@ -1,7 +1,9 @@
 import numpy as np
 import pytest
 
-from tcplab.metrics import jain_index
+import pandas as pd
+
+from tcplab.metrics import cwnd_sawtooth, jain_index
 from tcplab.stats import fit_hyperbolic, mean_ci, unpaired_t_test
 
 
@@ -103,3 +105,25 @@ def test_fits_need_four_points_and_report_standard_errors():
     assert f.points == 8 and 0 < f.stderr["a"] < f.params["a"] and 0 < f.stderr["b"] < f.params["b"]
     assert f.params["a"] == pytest.approx(150, abs=4 * f.stderr["a"])
     assert f.describe("a").startswith(f"a = {f.params['a']:.4g} ± ")
+
+
+def test_cwnd_sawtooth_by_hand():
+    # flow 0: a cut 14 -> 7 spread over three samples (one cut), a flat top then a halving
+    # 10 -> 5, and a dip of 0.2 segment (no cut); flow 1: one cut, so no period.
+    w0 = [10, 12, 14, 13, 11, 7, 8, 9, 10, 10, 5, 6, 7, 7, 6.8]
+    w1 = [4, 8, 16, 8, 9]
+    ts = pd.DataFrame(
+        [(float(t), 0, w) for t, w in enumerate(w0)] + [(float(t), 1, w) for t, w in enumerate(w1)],
+        columns=["time", "flow", "cwnd"],
+    )
+    saw = cwnd_sawtooth(ts, drop=0.05).set_index("flow")
+    assert saw.loc[0, "cuts"] == 2
+    assert saw.loc[0, "period"] == 9 - 2
+    assert saw.loc[0, "mean_top"] == (14 + 10) / 2 and saw.loc[0, "mean_bottom"] == (7 + 5) / 2
+    assert saw.loc[0, "mean_cwnd"] == pytest.approx(np.mean(w0))
+    assert saw.loc[1, "cuts"] == 1 and np.isnan(saw.loc[1, "period"])
+    # a window from t = 5 on sees only the second cut of flow 0
+    late = cwnd_sawtooth(ts, start=5).set_index("flow")
+    assert late.loc[0, "cuts"] == 1 and late.loc[0, "mean_top"] == 10
+    # with a 60 % threshold neither halving is a cut
+    assert cwnd_sawtooth(ts, drop=0.6).set_index("flow").loc[0, "cuts"] == 0

@@ -49,3 +49,47 @@ def pftk_inputs(results) -> pd.DataFrame:
     out["rtt"] = out["flow"].map(ts["srtt"])
     out["t0"] = out["flow"].map(ts["rto_base"])
     return out.reset_index(drop=True)
+
+
+def cwnd_sawtooth(flow_ts: pd.DataFrame, start: float = 0.0, end: float = float("inf"), drop: float = 0.05) -> pd.DataFrame:
+    """Per flow, the shape of the sampled congestion window over [start, end]: its mean, the
+    number of cuts, the sawtooth's period and the mean window at the top and the bottom of
+    each cut.
+
+    A cut is a run of samples in which the window never grows, beginning with a decrease
+    and falling by more than ``drop`` of the window it began at (and by at least one
+    segment), so that a halving spread over a recovery (Linux's rate halving) counts once
+    and a flat stretch does not count. ``period`` is the median time from one cut's
+    beginning to the next (NaN with fewer than two cuts). Works on tcplab's ``flow_ts`` and
+    on ``run_ns2(..., cwnd_interval=...)["cwnd"]`` alike (columns time, flow, cwnd)."""
+    rows = []
+    ts = flow_ts[(flow_ts["time"] >= start) & (flow_ts["time"] <= end)]
+    for flow, g in ts.groupby("flow", sort=True):
+        t = g["time"].to_numpy(dtype=float)
+        w = g["cwnd"].to_numpy(dtype=float)
+        tops, bottoms, starts = [], [], []
+        i = 1
+        while i < len(w):
+            if w[i] < w[i - 1]:
+                j = i
+                while j + 1 < len(w) and w[j + 1] <= w[j]:
+                    j += 1
+                top, bottom = w[i - 1], w[j]
+                if top - bottom > drop * top and top - bottom >= 1:
+                    tops.append(top)
+                    bottoms.append(bottom)
+                    starts.append(t[i - 1])
+                i = j + 1
+            else:
+                i += 1
+        rows.append(
+            dict(
+                flow=flow,
+                mean_cwnd=float(w.mean()) if len(w) else float("nan"),
+                cuts=len(starts),
+                period=float(np.median(np.diff(starts))) if len(starts) >= 2 else float("nan"),
+                mean_top=float(np.mean(tops)) if tops else float("nan"),
+                mean_bottom=float(np.mean(bottoms)) if bottoms else float("nan"),
+            )
+        )
+    return pd.DataFrame(rows, columns=["flow", "mean_cwnd", "cuts", "period", "mean_top", "mean_bottom"])

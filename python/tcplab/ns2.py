@@ -165,9 +165,12 @@ def tcl_script(
     loss_position: str | None = None,
     agent_options: dict | None = None,
     losses: str = "ns2",
+    cwnd_interval: float | None = None,
 ) -> str:
     """The ns-2 Tcl script for a normalised spec. ``loss_position`` defaults to ``"head"``,
-    or ``"link"`` with ``losses="tcplab"``."""
+    or ``"link"`` with ``losses="tcplab"``. ``cwnd_interval`` (seconds) samples every
+    agent's ``cwnd_`` and ``ssthresh_`` at that period from time 0 (lines ``CWND t i cwnd
+    ssthresh``)."""
     if loss_position is None:
         loss_position = "link" if losses == "tcplab" else "head"
     if losses not in LOSS_SOURCES:
@@ -254,6 +257,8 @@ def tcl_script(
                 f"set lossmon({k},{x},{y}) $lm_{k}_{d}",
             ]
     dur = spec["sim"]["duration"]
+    if cwnd_interval is not None and not (cwnd_interval > 0 and cwnd_interval <= dur):
+        raise Ns2Error(f"cwnd_interval: {cwnd_interval!r}; allowed: a period in seconds in (0, duration]")
     for i, f in enumerate(spec["flows"]):
         _check_flow(i, f)
         t = f["tcp"]
@@ -318,6 +323,21 @@ def tcl_script(
         L.append(f"$ns at {_num(f['start'])} \"{'; '.join(start_cmds)}\"")
         if f["stop"] is not None:
             L.append(f"$ns at {_num(f['stop'])} \"$ftp({i}) stop\"")
+    if cwnd_interval is not None:
+        # Sampled at k * interval (not by accumulating the period, which drifts in floating
+        # point), the instants tcplab's sample_interval uses.
+        L += [
+            "proc sample_cwnd {k} {",
+            "  global ns tcp",
+            f"  set t [expr {{$k * {cwnd_interval!r}}}]",
+            "  foreach i [lsort -integer [array names tcp]] {",
+            '    puts "CWND $t $i [$tcp($i) set cwnd_] [$tcp($i) set ssthresh_]"',
+            "  }",
+            f"  set next [expr {{($k + 1) * {cwnd_interval!r}}}]",
+            f"  if {{$next < {_num(dur)}}} {{ $ns at $next \"sample_cwnd [expr {{$k + 1}}]\" }}",
+            "}",
+            '$ns at 0.0 "sample_cwnd 0"',
+        ]
     L += [
         "proc finish {} {",
         "  global ns tcp qms t_loop done lossmon",
@@ -358,9 +378,12 @@ def run_ns2(
     loss_position: str | None = None,
     agent_options: dict | None = None,
     losses: str = "ns2",
+    cwnd_interval: float | None = None,
 ) -> dict:
     """Run `spec` in ns-2. Returns {"flows": DataFrame, "links": DataFrame, "setup_seconds",
-    "loop_seconds", "wall_seconds", "peak_rss_kb"}.
+    "loop_seconds", "wall_seconds", "peak_rss_kb"}, and with ``cwnd_interval`` (seconds)
+    "cwnd": a DataFrame (time, flow, cwnd, ssthresh) of every agent's window sampled at that
+    period, as tcplab's ``flow_ts`` with ``sim.sample_interval``.
 
     ``setup_seconds`` runs from starting ``ns`` to its first event (interpreter start,
     scenario building, and the routes `$ns run` computes before it starts the scheduler),
@@ -375,7 +398,8 @@ def run_ns2(
     if ns is None:
         raise Ns2Error("ns-2 is not installed (Debian package ns2)")
     spec = normalise(spec)
-    script = tcl_script(spec, seed, loss_position=loss_position, agent_options=agent_options, losses=losses)
+    script = tcl_script(spec, seed, loss_position=loss_position, agent_options=agent_options, losses=losses,
+                        cwnd_interval=cwnd_interval)
     own_dir = workdir is None
     wd = Path(tempfile.mkdtemp(prefix="tcplab-ns2-")) if own_dir else Path(workdir)
     try:
@@ -391,17 +415,20 @@ def run_ns2(
         wall = time.time() - t0
         if proc.returncode != 0:
             raise Ns2Error(f"ns exited with {proc.returncode}: {err_path.read_text().strip()[-2000:]}")
-        return _parse(out_path.read_text(), spec, t0, wall, usage.ru_maxrss, loss_position)
+        result = _parse(out_path.read_text(), spec, t0, wall, usage.ru_maxrss, loss_position)
+        if cwnd_interval is None:
+            del result["cwnd"]
+        return result
     finally:
         if own_dir:
             shutil.rmtree(wd, ignore_errors=True)
 
 
-_KEYWORDS = ("SETUP_DONE", "PEAK_KB", "TIMING", "FLOW", "LINK")
+_KEYWORDS = ("SETUP_DONE", "PEAK_KB", "TIMING", "FLOW", "LINK", "CWND")
 
 
 def _parse(out: str, spec: dict, t0: float, wall: float, peak_kb: int, loss_position: str) -> dict:
-    flows, links = [], []
+    flows, links, cwnd = [], [], []
     setup_ms = loop_start = loop_end = None
     for line in out.splitlines():
         if line.startswith("TCP-LP:"):
@@ -448,6 +475,8 @@ def _parse(out: str, spec: dict, t0: float, wall: float, peak_kb: int, loss_posi
                     final_ssthresh=float(parts[9]),
                 )
             )
+        elif parts[0] == "CWND":
+            cwnd.append((float(parts[1]), int(parts[2]), float(parts[3]), float(parts[4])))
         elif parts[0] == "LINK":
             k, x, y = int(parts[1]), int(parts[2]), int(parts[3])
             p_arr, p_dep, drops_queue, waiting, drops_loss = (int(v) for v in parts[4:9])
@@ -476,6 +505,7 @@ def _parse(out: str, spec: dict, t0: float, wall: float, peak_kb: int, loss_posi
     return {
         "flows": pd.DataFrame(flows).sort_values("flow").reset_index(drop=True),
         "links": pd.DataFrame(links),
+        "cwnd": pd.DataFrame(cwnd, columns=["time", "flow", "cwnd", "ssthresh"]),
         "setup_seconds": (setup_ms / 1000.0 - t0) if setup_ms else float("nan"),
         "loop_seconds": (loop_end - loop_start) / 1000.0,
         "wall_seconds": wall,
