@@ -184,6 +184,8 @@ LINUX_ALGORITHMS = ["cubic_linux", "highspeed", "scalable", "htcp", "bic", "hybl
                     "westwood_plus", "vegas", "compound", "yeah", "lp"]
 LINUX_SCENARIOS = {"1 flow, buffer = BDP": (1, 50), "4 flows, 30-packet buffer": (4, 30)}
 LINUX_TOLERANCE = 0.03
+# Disagreements found and not resolved (docs/ns2-parity.md); the test fails if one agrees.
+LINUX_KNOWN_GAPS = {("hybla", "4 flows, 30-packet buffer")}
 
 
 # TCP-Linux's modules run with their Linux 2.6.22 defaults; where tcplab's default departs
@@ -219,7 +221,10 @@ def test_linux_algorithms_agree_with_ns2_tcp_linux(cc, scenario):
     require_tool("ns")
     ours, theirs = per_seed(linux_dumbbell(cc, *LINUX_SCENARIOS[scenario]), (1, 2))
     a, b = ours["goodput_bps"].mean(), theirs["goodput_bps"].mean()
-    assert abs(a / b - 1) < LINUX_TOLERANCE, f"{cc}, {scenario}: goodput tcplab {a:.0f}, ns-2 TCP-Linux {b:.0f}"
+    agrees = abs(a / b - 1) < LINUX_TOLERANCE
+    known = (cc, scenario) in LINUX_KNOWN_GAPS
+    assert agrees != known, (f"{cc}, {scenario}: goodput tcplab {a:.0f}, ns-2 TCP-Linux {b:.0f}"
+                             f"{' (listed as a known gap: remove it from LINUX_KNOWN_GAPS)' if known else ''}")
 
 
 # What goodput on a full 10 Mb/s link cannot tell apart: each algorithm's window trajectory on
@@ -243,15 +248,10 @@ TRAJECTORY_TOLERANCE = {"goodput_bps": 0.05, "loss_events": 0.10, "mean_cwnd": 0
 L1, LFP = "1 flow, 1% loss", "long fat pipe"
 KNOWN_TRAJECTORY_GAPS = {
     ("highspeed", L1): {"goodput_bps", "mean_cwnd"},
-    ("scalable", LFP): {"loss_events"},
-    ("htcp", LFP): {"goodput_bps", "loss_events", "mean_cwnd", "period"},
     ("hybla", L1): {"goodput_bps", "mean_cwnd"},
-    ("hybla", LFP): {"goodput_bps"},
     ("illinois", L1): {"goodput_bps", "mean_cwnd"},
-    ("veno", LFP): {"goodput_bps", "mean_cwnd"},
     ("westwood_plus", L1): {"goodput_bps", "mean_cwnd", "period"},
     ("westwood_plus", LFP): {"goodput_bps", "loss_events", "mean_cwnd"},
-    ("vegas", LFP): {"goodput_bps", "mean_cwnd"},
     ("compound", LFP): {"period"},
     ("lp", L1): {"goodput_bps", "mean_cwnd"},
 }

@@ -189,6 +189,10 @@ impl CongestionControl for Bic {
         }
     }
 
+    fn bounds_cwnd_by_pipe(&self) -> bool {
+        true
+    }
+
     fn samples(&self, out: &mut Vec<(&'static str, f64)>) {
         out.push(("bic_w_max", self.last_max_cwnd as f64));
         out.push(("bic_cnt", self.cnt as f64));

@@ -207,6 +207,10 @@ impl CongestionControl for Compound {
         self.rtt.enable(st);
     }
 
+    fn bounds_cwnd_by_pipe(&self) -> bool {
+        true
+    }
+
     fn samples(&self, out: &mut Vec<(&'static str, f64)>) {
         out.push(("compound_cwnd", self.cwnd as f64));
         out.push(("compound_dwnd", self.dwnd as f64));

@@ -261,6 +261,10 @@ impl CongestionControl for CubicLinux {
         }
     }
 
+    fn bounds_cwnd_by_pipe(&self) -> bool {
+        true
+    }
+
     fn samples(&self, out: &mut Vec<(&'static str, f64)>) {
         out.push(("cubic_w_max", self.last_max_cwnd as f64));
         out.push(("cubic_k", self.k));

@@ -146,6 +146,10 @@ impl CongestionControl for HighSpeed {
         st.recovery_base = st.cwnd;
     }
 
+    fn bounds_cwnd_by_pipe(&self) -> bool {
+        true
+    }
+
     fn samples(&self, out: &mut Vec<(&'static str, f64)>) {
         out.push(("hs_a", self.a));
         out.push(("hs_b", self.b));

@@ -268,6 +268,10 @@ impl CongestionControl for Htcp {
         self.last_cong = linux::now_secs(st);
     }
 
+    fn bounds_cwnd_by_pipe(&self) -> bool {
+        true
+    }
+
     fn samples(&self, out: &mut Vec<(&'static str, f64)>) {
         out.push(("htcp_alpha", self.alpha as f64 / 128.0));
         out.push(("htcp_beta", self.beta as f64 / 128.0));

@@ -140,6 +140,10 @@ impl CongestionControl for Hybla {
         self.rh.stop();
     }
 
+    fn bounds_cwnd_by_pipe(&self) -> bool {
+        true
+    }
+
     fn samples(&self, out: &mut Vec<(&'static str, f64)>) {
         out.push(("hybla_rho", self.rho_3ls as f64 / 8.0));
     }

@@ -245,6 +245,10 @@ impl CongestionControl for Illinois {
         self.rh.stop();
     }
 
+    fn bounds_cwnd_by_pipe(&self) -> bool {
+        true
+    }
+
     fn samples(&self, out: &mut Vec<(&'static str, f64)>) {
         out.push(("illinois_alpha", self.alpha));
         out.push(("illinois_beta", self.beta));

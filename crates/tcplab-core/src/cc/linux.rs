@@ -75,12 +75,15 @@ pub fn apply_loss(st: &mut CcState, signal: Signal, ssthresh: Option<u64>) {
 /// modules whose `min_cwnd` is ssthresh (none defined: cubic, bic, htcp, veno) stop at
 /// ssthresh, which is where [`apply_loss`] puts cwnd at once. Our backplane calls it through
 /// `on_recovery_ack` in SACK recovery only (NewReno's window inflation is another model);
-/// Linux's other bound, cwnd ≤ in flight + 1, is not applied.
+/// Linux's other bound, cwnd ≤ in flight + 1, is the sender's (`bounds_cwnd_by_pipe`), and
+/// the emulated window follows it down.
 #[derive(Debug, Clone, Default)]
 pub struct RateHalving {
     /// The emulated Linux window during recovery (0 = not in recovery).
     window: u64,
     odd: bool,
+    /// The cwnd set at the last ACK of this recovery.
+    set: Option<f64>,
 }
 
 impl RateHalving {
@@ -88,6 +91,7 @@ impl RateHalving {
     pub fn start(&mut self, window: u64) {
         self.window = window;
         self.odd = false;
+        self.set = None;
     }
 
     /// An ACK in recovery with `tcp_reno_min_cwnd`: every second one lowers the window by
@@ -106,6 +110,11 @@ impl RateHalving {
         if self.window == 0 {
             return;
         }
+        // The sender lowered cwnd below what this set at the last ACK (the bound cwnd ≤
+        // pipe + 1): Linux's window is that lower one.
+        if self.set.is_some_and(|w| st.cwnd < w) {
+            self.window = st.cwnd as u64;
+        }
         if self.odd && self.window > min_cwnd {
             self.window -= 1;
         }
@@ -113,6 +122,7 @@ impl RateHalving {
         let w = (self.window as f64).min(cap).max(1.0);
         st.cwnd = w;
         st.recovery_base = w;
+        self.set = Some(w);
     }
 
     /// The module's loss reaction: called before [`apply_loss`]; duplicate ACKs start it.
@@ -348,6 +358,24 @@ mod tests {
         st.cwnd = 40.0;
         rh.on_ack(&mut st);
         assert_eq!(st.cwnd, 40.0, "no effect outside recovery");
+    }
+
+    #[test]
+    fn rate_halving_goes_on_from_a_window_the_sender_lowered() {
+        // From 72 with ssthresh 63: after two ACKs the window is 71 (cwnd 63); the sender
+        // bounds cwnd to pipe + 1 = 40; the halving goes on from 40, not from 71.
+        let mut st = test_state(72.0, 100.0);
+        apply_loss(&mut st, Signal::DupAcks, Some(63));
+        let mut rh = RateHalving::default();
+        rh.start(72);
+        rh.on_ack(&mut st);
+        rh.on_ack(&mut st);
+        assert_eq!(st.cwnd, 63.0);
+        st.cwnd = 40.0;
+        rh.on_ack(&mut st);
+        assert_eq!(st.cwnd, 40.0);
+        rh.on_ack(&mut st);
+        assert_eq!(st.cwnd, 39.0);
     }
 
     #[test]

@@ -274,6 +274,10 @@ impl CongestionControl for Lp {
         self.rh.stop();
     }
 
+    fn bounds_cwnd_by_pipe(&self) -> bool {
+        true
+    }
+
     fn samples(&self, out: &mut Vec<(&'static str, f64)>) {
         let nan_unless = |ok: bool, v: u64| if ok { v as f64 } else { f64::NAN };
         out.push(("lp_owd", nan_unless(self.sowd != 0, self.sowd >> 3)));

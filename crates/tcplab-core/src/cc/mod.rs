@@ -224,6 +224,14 @@ pub trait CongestionControl: Send {
     /// and before the sender picks what to send (Linux's rate halving lowers cwnd here).
     fn on_recovery_ack(&mut self, _st: &mut CcState, _ack: &AckSample) {}
 
+    /// Whether SACK recovery keeps cwnd ≤ pipe + 1 after every ACK, as Linux's `tcp_cwnd_down`
+    /// keeps it ≤ packets in flight + 1: the ports of Linux 2.6.22 modules say yes. Without the
+    /// bound, a cumulative ACK that frees much of the window releases it in one burst at the
+    /// access rate, which a long fat pipe's queue cannot take (docs/ns2-parity.md).
+    fn bounds_cwnd_by_pipe(&self) -> bool {
+        false
+    }
+
     /// The window when fast recovery ends with a full ACK (Reno: with the first new ACK).
     fn on_recovery_exit(&mut self, st: &mut CcState) {
         st.cwnd = st.recovery_base;

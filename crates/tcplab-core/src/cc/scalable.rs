@@ -110,6 +110,10 @@ impl CongestionControl for Scalable {
         self.rh.stop();
     }
 
+    fn bounds_cwnd_by_pipe(&self) -> bool {
+        self.linux
+    }
+
     fn samples(&self, out: &mut Vec<(&'static str, f64)>) {
         out.push(("scalable_cnt", self.cwnd_cnt as f64));
     }

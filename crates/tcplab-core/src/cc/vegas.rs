@@ -343,6 +343,10 @@ impl CongestionControl for Vegas {
         self.rtt.enable(st);
     }
 
+    fn bounds_cwnd_by_pipe(&self) -> bool {
+        true
+    }
+
     fn samples(&self, out: &mut Vec<(&'static str, f64)>) {
         out.push(("vegas_base_rtt", self.rtt.base_rtt_secs()));
         out.push(("vegas_diff", self.diff()));

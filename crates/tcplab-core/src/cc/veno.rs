@@ -158,6 +158,10 @@ impl CongestionControl for Veno {
         self.min_rtt = f64::INFINITY;
     }
 
+    fn bounds_cwnd_by_pipe(&self) -> bool {
+        true
+    }
+
     fn samples(&self, out: &mut Vec<(&'static str, f64)>) {
         out.push(("veno_base_rtt", self.base_rtt));
         out.push(("veno_backlog", self.backlog()));

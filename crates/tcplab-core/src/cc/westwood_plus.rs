@@ -175,6 +175,10 @@ impl CongestionControl for WestwoodPlus {
         st.ssthresh = w;
     }
 
+    fn bounds_cwnd_by_pipe(&self) -> bool {
+        true
+    }
+
     fn samples(&self, out: &mut Vec<(&'static str, f64)>) {
         out.push(("wplus_bwe", self.bw_est));
         out.push((

@@ -255,6 +255,10 @@ impl CongestionControl for Yeah {
         self.vegas_enable(st);
     }
 
+    fn bounds_cwnd_by_pipe(&self) -> bool {
+        true
+    }
+
     fn samples(&self, out: &mut Vec<(&'static str, f64)>) {
         let us = |v: u64| if v == u64::MAX { f64::NAN } else { v as f64 * 1e-6 };
         out.push(("yeah_base_rtt", us(self.base_rtt)));

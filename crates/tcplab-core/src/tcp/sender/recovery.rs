@@ -48,6 +48,9 @@ impl Sender {
             } else if self.sack_recovery() {
                 // Partial ACK: NextSeg picks what to send; the timer restarts (RFC 6298).
                 self.cc.on_recovery_ack(&mut self.st, &sample);
+                if self.cc.bounds_cwnd_by_pipe() {
+                    self.clamp_to_pipe();
+                }
                 self.arm(now);
                 self.sack_send(now, out);
                 return;
@@ -110,6 +113,9 @@ impl Sender {
         if self.st.phase == Phase::FastRecovery {
             if self.sack_recovery() {
                 self.cc.on_recovery_ack(&mut self.st, &sample);
+                if self.cc.bounds_cwnd_by_pipe() {
+                    self.clamp_to_pipe();
+                }
                 self.sack_send(now, out);
                 return;
             }

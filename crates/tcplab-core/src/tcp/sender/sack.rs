@@ -188,9 +188,10 @@ impl Scoreboard {
 }
 
 impl Sender {
-    /// Retransmissions were lost in SACK recovery: the window the algorithm kept is more
-    /// than the path holds, so cwnd falls to pipe + 1 (Linux's bound in recovery,
-    /// `tcp_cwnd_down`, applied when retransmissions are lost; RFC 6675 leaves a lost
+    /// cwnd ≤ pipe + 1 (Linux's bound in recovery, `tcp_cwnd_down`). Applied after every
+    /// recovery ACK for the algorithms that ask for it (`bounds_cwnd_by_pipe`: the Linux
+    /// ports), and for every algorithm when retransmissions were lost in SACK recovery: the
+    /// window the algorithm kept is then more than the path holds (RFC 6675 leaves a lost
     /// retransmission to the RTO, whose response would be cwnd = 1). Without it, the
     /// retransmissions the detection frees leave in one burst into the queue the window
     /// keeps full, are lost again, and recovery never ends (docs/tcp.md, SACK).

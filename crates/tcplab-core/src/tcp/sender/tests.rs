@@ -783,3 +783,41 @@ fn an_ecn_connection_opens_with_an_ecn_setup_syn() {
     assert_eq!(out[0].kind, Kind::Syn);
     assert!(out[0].ecn.ece() && out[0].ecn.cwr() && !out[0].ecn.is_ect());
 }
+
+#[test]
+fn linux_ports_keep_cwnd_at_most_pipe_plus_one_in_sack_recovery() {
+    // A window of 20 with 0 lost; the ACKs of 11..15 are lost, so the ACK of 16 SACKs six
+    // segments at once and pipe falls by six.
+    let run = |cc: &str| {
+        let tcp = TcpSpec {
+            init_cwnd: 20.0,
+            init_ssthresh: 20.0,
+            tick: 0.0,
+            sack: true,
+            ..TcpSpec::default()
+        };
+        let mut s = sender(cc, tcp, None);
+        let mut out = vec![];
+        s.start(0, &mut out);
+        let mut r = crate::tcp::Receiver::new(false, 2, 0).with_sack(true);
+        let mut t = 0;
+        through_receiver(&mut s, &mut r, &mut t, &(1..11).collect::<Vec<_>>());
+        for q in 11..16 {
+            r.on_data(t, q, 0, &mut vec![]);
+        }
+        let m = s.snd_max;
+        let before = (s.st.cwnd, s.sb().pipe(m, 3));
+        let burst = through_receiver(&mut s, &mut r, &mut t, &[16]).concat();
+        let m = s.snd_max;
+        (before, burst, s.st.cwnd, s.sb().pipe(m, 3))
+    };
+    // Both enter recovery at cwnd 10 (half of 20) with pipe 10. NewReno (RFC 6675) fills
+    // the six freed places at once; H-TCP, a Linux port, lowers cwnd to pipe + 1 = 5 and
+    // sends one segment (Linux's tcp_cwnd_down), so pipe is 5 after it.
+    let ((cwnd, pipe), burst, after, pipe_after) = run("newreno");
+    assert_eq!((cwnd, pipe), (10.0, 10));
+    assert_eq!((burst, after, pipe_after), (vec![20, 21, 22, 23, 24, 25], 10.0, 10));
+    let ((cwnd, pipe), burst, after, pipe_after) = run("htcp");
+    assert_eq!((cwnd, pipe), (10.0, 10));
+    assert_eq!((burst, after, pipe_after), (vec![20], 5.0, 5));
+}
