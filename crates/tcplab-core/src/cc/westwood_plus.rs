@@ -331,6 +331,9 @@ mod tests {
         let mut out = Vec::new();
         cc.samples(&mut out);
         assert_eq!(out[1], ("wplus_rtt_min", 0.044));
+        p.insert("hz".into(), 0.5);
+        let e = WestwoodPlus::create(&p).err().expect("hz 0.5 is refused");
+        assert!(e.contains("westwood_plus: hz = 0.5"), "{e}");
     }
 
     #[test]
