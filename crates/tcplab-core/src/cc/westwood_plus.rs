@@ -30,7 +30,10 @@
 //! `min_cwnd` (BWE·RTTmin taken at the loss) when recovery starts, keeps Reno's ssthresh,
 //! and when recovery ends raises a cwnd below ssthresh to min(ssthresh, in flight + 3),
 //! from where slow start goes on to ssthresh. The window after a loss is then
-//! max(BWE·RTTmin, Reno's), never the kernel's BWE·RTTmin below Reno's half.
+//! max(BWE·RTTmin, Reno's), never the kernel's BWE·RTTmin below Reno's half. Not
+//! reproduced: the glue's rate-halving window during recovery, which follows the packets
+//! in flight + 1 down (one segment per two ACKs) and is only floored at `min_cwnd`; here
+//! the window during SACK recovery is the one above (that needs the sender's pipe).
 //!
 //! Parameters (`cc_params`): `timeout_bwe` = 0, `min_interval` = 0.05 s (the kernel's
 //! TCP_WESTWOOD_RTT_MIN), `hz` = 1000 (jiffies per second: ns-2's TCP-Linux, and the
