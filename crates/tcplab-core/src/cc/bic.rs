@@ -189,7 +189,7 @@ impl CongestionControl for Bic {
         }
     }
 
-    fn bounds_cwnd_by_pipe(&self) -> bool {
+    fn tcp_linux(&self) -> bool {
         true
     }
 

@@ -207,7 +207,7 @@ impl CongestionControl for Compound {
         self.rtt.enable(st);
     }
 
-    fn bounds_cwnd_by_pipe(&self) -> bool {
+    fn tcp_linux(&self) -> bool {
         true
     }
 

@@ -261,7 +261,7 @@ impl CongestionControl for CubicLinux {
         }
     }
 
-    fn bounds_cwnd_by_pipe(&self) -> bool {
+    fn tcp_linux(&self) -> bool {
         true
     }
 

@@ -146,7 +146,7 @@ impl CongestionControl for HighSpeed {
         st.recovery_base = st.cwnd;
     }
 
-    fn bounds_cwnd_by_pipe(&self) -> bool {
+    fn tcp_linux(&self) -> bool {
         true
     }
 

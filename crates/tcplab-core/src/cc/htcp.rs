@@ -268,7 +268,7 @@ impl CongestionControl for Htcp {
         self.last_cong = linux::now_secs(st);
     }
 
-    fn bounds_cwnd_by_pipe(&self) -> bool {
+    fn tcp_linux(&self) -> bool {
         true
     }
 

@@ -140,7 +140,7 @@ impl CongestionControl for Hybla {
         self.rh.stop();
     }
 
-    fn bounds_cwnd_by_pipe(&self) -> bool {
+    fn tcp_linux(&self) -> bool {
         true
     }
 

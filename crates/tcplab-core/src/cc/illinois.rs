@@ -245,7 +245,7 @@ impl CongestionControl for Illinois {
         self.rh.stop();
     }
 
-    fn bounds_cwnd_by_pipe(&self) -> bool {
+    fn tcp_linux(&self) -> bool {
         true
     }
 

@@ -65,78 +65,47 @@ pub fn apply_loss(st: &mut CcState, signal: Signal, ssthresh: Option<u64>) {
     st.recovery_base = st.cwnd;
 }
 
-/// Linux 2.6.22's rate halving in fast recovery (`tcp_cwnd_down`) for the modules whose
-/// `min_cwnd` is Reno's ssthresh/2 (`tcp_reno_min_cwnd`: scalable, hybla, illinois, yeah,
-/// lp): from the window at the loss, cwnd loses one segment every second ACK during recovery,
-/// not below ssthresh/2, and recovery ends with cwnd = min(cwnd, ssthresh)
-/// (`tcp_complete_cwr`), after which the module slow-starts back to ssthresh. A recovery of
-/// one round trip thus ends near half the window whatever the module's ssthresh (7/8 for
-/// Scalable). ns-2.35's TCP-Linux does the same (`next_pkts_in_flight_`, `min_cwnd`). The
-/// modules whose `min_cwnd` is ssthresh (none defined: cubic, bic, htcp, veno) stop at
-/// ssthresh, which is where [`apply_loss`] puts cwnd at once. Our backplane calls it through
-/// `on_recovery_ack` in SACK recovery only (NewReno's window inflation is another model);
-/// Linux's other bound, cwnd ≤ in flight + 1, is the sender's (`bounds_cwnd_by_pipe`), and
-/// the emulated window follows it down.
+/// The module's part of Linux 2.6.22's rate halving as ns-2.35's TCP-Linux performs it, for
+/// the modules with their own `min_cwnd` (Reno's ssthresh/2, `tcp_reno_min_cwnd`: scalable,
+/// hybla, illinois, yeah, lp; westwood_plus: BWE·RTTmin): during SACK recovery cwnd is
+/// `min_cwnd`, the floor below which the sender's rate-halving window
+/// (`CongestionControl::tcp_linux`) does not take the window; recovery then ends with
+/// cwnd = min(ssthresh, pipe + 3) when `min_cwnd` is below ssthresh, after which the module
+/// slow-starts back to ssthresh. The modules without `min_cwnd` (cubic, bic, htcp, veno,
+/// vegas, compound) keep cwnd = ssthresh as the floor ([`apply_loss`]). Our backplane calls
+/// it through `on_recovery_ack` in SACK recovery only (NewReno's window inflation is
+/// another model).
 #[derive(Debug, Clone, Default)]
 pub struct RateHalving {
-    /// The emulated Linux window during recovery (0 = not in recovery).
-    window: u64,
-    odd: bool,
-    /// The cwnd set at the last ACK of this recovery.
-    set: Option<f64>,
+    /// In a recovery started by duplicate ACKs.
+    active: bool,
 }
 
 impl RateHalving {
-    /// At the loss (after duplicate ACKs), with Linux's window before the reduction.
-    pub fn start(&mut self, window: u64) {
-        self.window = window;
-        self.odd = false;
-        self.set = None;
-    }
-
-    /// An ACK in recovery with `tcp_reno_min_cwnd`: every second one lowers the window by
-    /// one down to ssthresh/2; cwnd (and the window recovery returns to) is min(ssthresh,
-    /// that window).
+    /// An ACK in recovery with `tcp_reno_min_cwnd`: cwnd = ssthresh/2.
     pub fn on_ack(&mut self, st: &mut CcState) {
-        let ssthresh = st.ssthresh;
-        self.on_ack_to(st, crate::sim::floor(ssthresh / 2.0) as u64, ssthresh);
+        let min_cwnd = crate::sim::floor(st.ssthresh / 2.0) as u64;
+        self.on_ack_to(st, min_cwnd);
     }
 
-    /// An ACK in recovery with the module's `min_cwnd`: cwnd = min(`cap`, the window), the
-    /// window losing one every second ACK while above `min_cwnd`. The cap stands for our
-    /// backplane's start of recovery at cwnd = ssthresh (Linux starts from the old window
-    /// and sends one segment per two ACKs from the first).
-    pub fn on_ack_to(&mut self, st: &mut CcState, min_cwnd: u64, cap: f64) {
-        if self.window == 0 {
+    /// An ACK in recovery with the module's `min_cwnd`: cwnd = `min_cwnd` (at least 1).
+    pub fn on_ack_to(&mut self, st: &mut CcState, min_cwnd: u64) {
+        if !self.active {
             return;
         }
-        // The sender lowered cwnd below what this set at the last ACK (the bound cwnd ≤
-        // pipe + 1): Linux's window is that lower one.
-        if self.set.is_some_and(|w| st.cwnd < w) {
-            self.window = st.cwnd as u64;
-        }
-        if self.odd && self.window > min_cwnd {
-            self.window -= 1;
-        }
-        self.odd = !self.odd;
-        let w = (self.window as f64).min(cap).max(1.0);
+        let w = (min_cwnd as f64).max(1.0);
         st.cwnd = w;
         st.recovery_base = w;
-        self.set = Some(w);
     }
 
     /// The module's loss reaction: called before [`apply_loss`]; duplicate ACKs start it.
-    pub fn on_congestion(&mut self, st: &CcState, signal: Signal) {
-        if signal == Signal::DupAcks {
-            self.start(snd_cwnd(st));
-        } else {
-            self.stop();
-        }
+    pub fn on_congestion(&mut self, _st: &CcState, signal: Signal) {
+        self.active = signal == Signal::DupAcks;
     }
 
     /// Recovery ended (or a timeout came).
     pub fn stop(&mut self) {
-        self.window = 0;
+        self.active = false;
     }
 }
 
@@ -333,49 +302,26 @@ mod tests {
     }
 
     #[test]
-    fn rate_halving_lowers_the_window_every_second_ack_down_to_half_ssthresh() {
-        // Scalable at cwnd 72: ssthresh 63, cwnd 63 at once (apply_loss); Linux's window 72
-        // loses one per two ACKs: after 20 ACKs 62, after 40 ACKs 52; it stops at 31.
+    fn in_recovery_the_module_holds_cwnd_at_its_min_cwnd() {
+        // Scalable at cwnd 72: ssthresh 63 and cwnd 63 at the loss (apply_loss); from the
+        // first recovery ACK cwnd is the floor ssthresh/2 = 31 (the sender's rate-halving
+        // window keeps the sending rate above it); nothing outside recovery.
         let mut st = test_state(72.0, 100.0);
-        apply_loss(&mut st, Signal::DupAcks, Some(63));
         let mut rh = RateHalving::default();
-        rh.start(72);
-        for _ in 0..19 {
-            rh.on_ack(&mut st);
-        }
+        rh.on_congestion(&st, Signal::DupAcks);
+        apply_loss(&mut st, Signal::DupAcks, Some(63));
         assert_eq!((st.cwnd, st.recovery_base), (63.0, 63.0));
         rh.on_ack(&mut st);
-        assert_eq!((st.cwnd, st.recovery_base), (62.0, 62.0));
-        for _ in 0..20 {
-            rh.on_ack(&mut st);
-        }
-        assert_eq!(st.cwnd, 52.0);
-        for _ in 0..200 {
-            rh.on_ack(&mut st);
-        }
-        assert_eq!((st.cwnd, st.ssthresh), (31.0, 63.0));
+        assert_eq!((st.cwnd, st.recovery_base, st.ssthresh), (31.0, 31.0, 63.0));
+        rh.on_ack_to(&mut st, 40);
+        assert_eq!(st.cwnd, 40.0, "a module's own min_cwnd (westwood_plus: BWE·RTTmin)");
         rh.stop();
-        st.cwnd = 40.0;
+        st.cwnd = 50.0;
         rh.on_ack(&mut st);
-        assert_eq!(st.cwnd, 40.0, "no effect outside recovery");
-    }
-
-    #[test]
-    fn rate_halving_goes_on_from_a_window_the_sender_lowered() {
-        // From 72 with ssthresh 63: after two ACKs the window is 71 (cwnd 63); the sender
-        // bounds cwnd to pipe + 1 = 40; the halving goes on from 40, not from 71.
-        let mut st = test_state(72.0, 100.0);
-        apply_loss(&mut st, Signal::DupAcks, Some(63));
-        let mut rh = RateHalving::default();
-        rh.start(72);
+        assert_eq!(st.cwnd, 50.0, "no effect outside recovery");
+        rh.on_congestion(&st, Signal::Timeout);
         rh.on_ack(&mut st);
-        rh.on_ack(&mut st);
-        assert_eq!(st.cwnd, 63.0);
-        st.cwnd = 40.0;
-        rh.on_ack(&mut st);
-        assert_eq!(st.cwnd, 40.0);
-        rh.on_ack(&mut st);
-        assert_eq!(st.cwnd, 39.0);
+        assert_eq!(st.cwnd, 50.0, "a timeout does not start it");
     }
 
     #[test]

@@ -274,7 +274,7 @@ impl CongestionControl for Lp {
         self.rh.stop();
     }
 
-    fn bounds_cwnd_by_pipe(&self) -> bool {
+    fn tcp_linux(&self) -> bool {
         true
     }
 

@@ -224,11 +224,18 @@ pub trait CongestionControl: Send {
     /// and before the sender picks what to send (Linux's rate halving lowers cwnd here).
     fn on_recovery_ack(&mut self, _st: &mut CcState, _ack: &AckSample) {}
 
-    /// Whether SACK recovery keeps cwnd ≤ pipe + 1 after every ACK, as Linux's `tcp_cwnd_down`
-    /// keeps it ≤ packets in flight + 1: the ports of Linux 2.6.22 modules say yes. Without the
-    /// bound, a cumulative ACK that frees much of the window releases it in one burst at the
-    /// access rate, which a long fat pipe's queue cannot take (docs/ns2-parity.md).
-    fn bounds_cwnd_by_pipe(&self) -> bool {
+    /// Whether the sender runs this algorithm as ns-2.35's TCP-Linux runs the Linux 2.6.22
+    /// modules: the ports of those modules say yes. cwnd never grows beyond the receive
+    /// window (Linux's `snd_cwnd_clamp`, which TCP-Linux sets to `window_`), and SACK
+    /// recovery is the glue's rate halving (`next_pkts_in_flight_`).
+    /// The window before the cut becomes a rate-halving window that follows the segments in
+    /// flight down (at most pipe + 1 at each ACK, below pipe after each send: one segment per
+    /// two ACKs), the sender sends while pipe < max(cwnd, that window), cwnd being the floor
+    /// the module set (its `min_cwnd`, else ssthresh), and a cwnd below ssthresh at the end
+    /// of recovery becomes min(ssthresh, pipe + 3) (`tcp_moderate_cwnd`). Without it, an ACK
+    /// that frees much of the window (RFC 6675's pipe falls as holes are marked lost)
+    /// releases a burst at the access rate (docs/ns2-parity.md).
+    fn tcp_linux(&self) -> bool {
         false
     }
 

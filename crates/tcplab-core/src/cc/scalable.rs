@@ -110,7 +110,7 @@ impl CongestionControl for Scalable {
         self.rh.stop();
     }
 
-    fn bounds_cwnd_by_pipe(&self) -> bool {
+    fn tcp_linux(&self) -> bool {
         self.linux
     }
 
@@ -219,12 +219,13 @@ mod tests {
     }
 
     #[test]
-    fn linux_rate_halving_takes_the_window_below_ssthresh_to_half_of_it() {
-        // Linux 2.6.22 (and ns-2.35's TCP-Linux): the module's min_cwnd is ssthresh/2, and
-        // fast recovery lowers cwnd by one every second ACK toward it. cwnd 72: ssthresh 63;
-        // 40 ACKs in recovery take Linux's window to 72 − 20 = 52, which the exit keeps; the
-        // next ACK slow-starts (52 ≤ 63).
+    fn tcp_linux_holds_cwnd_at_half_of_ssthresh() {
+        // Linux 2.6.22 (and ns-2.35's TCP-Linux): the module's min_cwnd is ssthresh/2, the
+        // floor of the recovery window (the sender's rate halving keeps the sending rate
+        // above it). cwnd 72: ssthresh 63, cwnd 31 in recovery, which the module's exit
+        // keeps (the sender then raises it to at most ssthresh); the next ACK slow-starts.
         let mut cc = make(&[]);
+        assert!(cc.tcp_linux());
         let mut st = test_state(72.0, 1e9);
         cc.on_congestion(&mut st, Signal::DupAcks);
         assert_eq!((st.ssthresh, st.cwnd), (63.0, 63.0));
@@ -237,12 +238,14 @@ mod tests {
         for _ in 0..40 {
             cc.on_recovery_ack(&mut st, &dup);
         }
+        assert_eq!(st.cwnd, 31.0);
         cc.on_recovery_exit(&mut st);
-        assert_eq!(st.cwnd, 52.0);
+        assert_eq!(st.cwnd, 31.0);
         cc.on_ack(&mut st, &ack());
-        assert_eq!(st.cwnd, 53.0);
+        assert_eq!(st.cwnd, 32.0);
         // Kelly's rule (linux = 0) has no such halving
         let mut cc = make(&[("linux", 0.0)]);
+        assert!(!cc.tcp_linux());
         let mut st = test_state(72.0, 1e9);
         cc.on_congestion(&mut st, Signal::DupAcks);
         for _ in 0..40 {

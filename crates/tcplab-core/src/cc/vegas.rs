@@ -343,7 +343,7 @@ impl CongestionControl for Vegas {
         self.rtt.enable(st);
     }
 
-    fn bounds_cwnd_by_pipe(&self) -> bool {
+    fn tcp_linux(&self) -> bool {
         true
     }
 

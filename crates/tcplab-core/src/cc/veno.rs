@@ -158,7 +158,7 @@ impl CongestionControl for Veno {
         self.min_rtt = f64::INFINITY;
     }
 
-    fn bounds_cwnd_by_pipe(&self) -> bool {
+    fn tcp_linux(&self) -> bool {
         true
     }
 

@@ -224,7 +224,7 @@ impl CongestionControl for WestwoodPlus {
         } else {
             self.bw_rttmin()
         };
-        self.rh.on_ack_to(st, m as u64, st.ssthresh.max(m));
+        self.rh.on_ack_to(st, m as u64);
     }
 
     fn on_recovery_exit(&mut self, st: &mut CcState) {
@@ -244,7 +244,7 @@ impl CongestionControl for WestwoodPlus {
         st.ssthresh = w;
     }
 
-    fn bounds_cwnd_by_pipe(&self) -> bool {
+    fn tcp_linux(&self) -> bool {
         true
     }
 
@@ -344,9 +344,10 @@ mod tests {
     }
 
     #[test]
-    fn in_sack_recovery_the_window_halves_toward_bwe_times_rtt_min_not_below() {
-        // Linux 2.6.22: min_cwnd = BWE·RTTmin; the rate halving (one segment less per two
-        // ACKs from the old window) stops there, even above Reno's ssthresh.
+    fn in_sack_recovery_cwnd_is_the_floor_bwe_times_rtt_min() {
+        // Linux 2.6.22: min_cwnd = BWE·RTTmin, the floor of the recovery window (the sender's
+        // rate halving keeps the sending rate above it), even above Reno's ssthresh; the end
+        // of recovery sets cwnd = ssthresh = BWE·RTTmin.
         let mut w = WestwoodPlus::new(false, 0.05);
         w.bw_est = 600.0;
         w.rtt_min = Some(50);
@@ -354,26 +355,15 @@ mod tests {
         w.on_congestion(&mut st, Signal::DupAcks);
         assert_eq!((st.ssthresh, st.cwnd), (20.0, 20.0));
         w.on_recovery_ack(&mut st, &ack(0));
-        assert_eq!(st.cwnd, 30.0, "min(max(ssthresh, 30), 40)");
-        for _ in 0..60 {
-            w.on_recovery_ack(&mut st, &ack(0));
-        }
-        assert_eq!(st.cwnd, 30.0, "not below BWE·RTTmin");
+        assert_eq!(st.cwnd, 30.0, "600 segments/s × 50 ms");
         w.on_recovery_exit(&mut st);
         assert_eq!((st.cwnd, st.ssthresh), (30.0, 30.0));
-        // an estimate below ssthresh: from 40, 50 ACKs take the window to 15 (capped at 20
-        // until then)
+        // an estimate below Reno's ssthresh: the floor is 10
         w.bw_est = 200.0;
         let mut st = test_state(40.0, 1e9);
         w.on_congestion(&mut st, Signal::DupAcks);
-        for _ in 0..30 {
-            w.on_recovery_ack(&mut st, &ack(0));
-        }
-        assert_eq!(st.cwnd, 20.0);
-        for _ in 0..20 {
-            w.on_recovery_ack(&mut st, &ack(0));
-        }
-        assert_eq!(st.cwnd, 15.0);
+        w.on_recovery_ack(&mut st, &ack(0));
+        assert_eq!((st.cwnd, st.ssthresh), (10.0, 20.0));
     }
 
     #[test]

@@ -255,7 +255,7 @@ impl CongestionControl for Yeah {
         self.vegas_enable(st);
     }
 
-    fn bounds_cwnd_by_pipe(&self) -> bool {
+    fn tcp_linux(&self) -> bool {
         true
     }
 

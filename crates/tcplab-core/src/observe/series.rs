@@ -79,7 +79,7 @@ impl Series {
             let st = &f.sender.st;
             self.time.push(t);
             self.flow.push(i as u64);
-            self.cwnd.push(st.cwnd);
+            self.cwnd.push(f.sender.window());
             self.ssthresh.push(st.ssthresh);
             self.srtt.push(st.srtt);
             self.rto.push(f.sender.current_rto());

@@ -43,14 +43,22 @@ impl Sender {
             // to the recovery point whatever the algorithm.
             if full || (self.cc.recovery() == Recovery::Reno && !self.cfg.sack) {
                 self.cc.on_recovery_exit(&mut self.st);
+                let linux = self
+                    .scoreboard
+                    .as_mut()
+                    .map_or(0, |sb| std::mem::take(&mut sb.linux_next));
+                if linux > 0 && self.st.cwnd < self.st.ssthresh {
+                    // TCP-Linux's exit from recovery: up to ssthresh, but at most 3 segments
+                    // beyond those in flight (`tcp_moderate_cwnd`).
+                    let (snd_max, dt) = (self.snd_max, self.cfg.dupthresh);
+                    let pipe = self.sb().pipe(snd_max, dt) as f64;
+                    self.st.cwnd = self.st.ssthresh.min(pipe + 3.0);
+                }
                 self.dupacks = 0;
                 self.update_phase();
             } else if self.sack_recovery() {
                 // Partial ACK: NextSeg picks what to send; the timer restarts (RFC 6298).
                 self.cc.on_recovery_ack(&mut self.st, &sample);
-                if self.cc.bounds_cwnd_by_pipe() {
-                    self.clamp_to_pipe();
-                }
                 self.arm(now);
                 self.sack_send(now, out);
                 return;
@@ -75,6 +83,9 @@ impl Sender {
             self.dupacks = 0;
             if !ece {
                 self.cc.on_ack(&mut self.st, &sample);
+                if self.cc.tcp_linux() && self.st.cwnd > self.st.rwnd {
+                    self.st.cwnd = self.st.rwnd.max(1.0);
+                }
             } else if self.recover.is_none_or(|r| ack > r) {
                 self.ecn_reduce(now);
             }
@@ -113,9 +124,6 @@ impl Sender {
         if self.st.phase == Phase::FastRecovery {
             if self.sack_recovery() {
                 self.cc.on_recovery_ack(&mut self.st, &sample);
-                if self.cc.bounds_cwnd_by_pipe() {
-                    self.clamp_to_pipe();
-                }
                 self.sack_send(now, out);
                 return;
             }
@@ -145,6 +153,7 @@ impl Sender {
         self.recover = Some(self.snd_max);
         self.stats.fast_retransmits += 1;
         self.timing = None;
+        let before = crate::sim::floor(self.st.cwnd) as u64;
         if reduce {
             self.congestion(now, Signal::DupAcks);
         } else {
@@ -156,6 +165,9 @@ impl Sender {
             self.st.recovery_base = self.st.cwnd;
             self.st.phase = Phase::FastRecovery;
             self.partial_ack_seen = false;
+            if self.cc.tcp_linux() {
+                self.sb().linux_next = before.max(1);
+            }
             let (una, snd_max) = (self.snd_una, self.snd_max);
             self.sb().retransmitting(una, snd_max);
             self.emit_data(self.snd_una, now, out);

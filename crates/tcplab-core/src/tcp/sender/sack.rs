@@ -34,6 +34,9 @@ pub struct Scoreboard {
     /// Retransmissions in the order made, with `snd_max` at the time: once a segment sent
     /// after a retransmission is SACKed and the retransmission is not, it was lost too.
     retx_log: VecDeque<(u64, u64)>,
+    /// TCP-Linux's rate-halving window during the SACK recovery of a Linux port
+    /// (`CongestionControl::tcp_linux`, its glue's `next_pkts_in_flight_`), 0 otherwise.
+    pub(super) linux_next: u64,
 }
 
 impl Scoreboard {
@@ -188,10 +191,9 @@ impl Scoreboard {
 }
 
 impl Sender {
-    /// cwnd ≤ pipe + 1 (Linux's bound in recovery, `tcp_cwnd_down`). Applied after every
-    /// recovery ACK for the algorithms that ask for it (`bounds_cwnd_by_pipe`: the Linux
-    /// ports), and for every algorithm when retransmissions were lost in SACK recovery: the
-    /// window the algorithm kept is then more than the path holds (RFC 6675 leaves a lost
+    /// Retransmissions were lost in SACK recovery: the window the algorithm kept is more
+    /// than the path holds, so cwnd falls to pipe + 1 (Linux's bound in recovery,
+    /// `tcp_cwnd_down`, applied when retransmissions are lost; RFC 6675 leaves a lost
     /// retransmission to the RTO, whose response would be cwnd = 1). Without it, the
     /// retransmissions the detection frees leave in one burst into the queue the window
     /// keeps full, are lost again, and recovery never ends (docs/tcp.md, SACK).
@@ -207,9 +209,16 @@ impl Sender {
     /// During SACK recovery: send while cwnd - pipe >= 1, what NextSeg picks.
     pub(super) fn sack_send(&mut self, now: Time, out: &mut Vec<Tx>) {
         let dt = self.cfg.dupthresh;
-        let cwnd = crate::sim::floor(self.st.cwnd) as u64;
+        let floor_cwnd = crate::sim::floor(self.st.cwnd) as u64;
         let snd_max = self.snd_max;
         let mut pipe = self.sb().pipe(snd_max, dt);
+        // TCP-Linux's rate halving (`tcp_linux`): the window follows pipe down.
+        let mut next = self.sb().linux_next;
+        let linux = next > 0;
+        if linux {
+            next = next.min(pipe + 1);
+        }
+        let mut cwnd = floor_cwnd.max(next);
         let rwnd_end = self.snd_una.saturating_add(crate::sim::floor(self.st.rwnd) as u64);
         while cwnd >= pipe + 1 {
             let sb = self.sb();
@@ -234,6 +243,13 @@ impl Sender {
                 self.snd_nxt = self.snd_max;
             }
             pipe += 1;
+            if linux {
+                next = next.min(pipe.saturating_sub(1).max(1));
+                cwnd = floor_cwnd.max(next);
+            }
+        }
+        if linux {
+            self.sb().linux_next = next;
         }
         self.st.flight = self.snd_max - self.snd_una;
     }

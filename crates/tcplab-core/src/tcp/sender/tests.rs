@@ -785,9 +785,8 @@ fn an_ecn_connection_opens_with_an_ecn_setup_syn() {
 }
 
 #[test]
-fn linux_ports_keep_cwnd_at_most_pipe_plus_one_in_sack_recovery() {
-    // A window of 20 with 0 lost; the ACKs of 11..15 are lost, so the ACK of 16 SACKs six
-    // segments at once and pipe falls by six.
+fn linux_ports_halve_the_rate_in_sack_recovery_as_tcp_linux() {
+    // A window of 20 with 0 lost, then the SACKs of 1..19 one by one.
     let run = |cc: &str| {
         let tcp = TcpSpec {
             init_cwnd: 20.0,
@@ -801,23 +800,63 @@ fn linux_ports_keep_cwnd_at_most_pipe_plus_one_in_sack_recovery() {
         s.start(0, &mut out);
         let mut r = crate::tcp::Receiver::new(false, 2, 0).with_sack(true);
         let mut t = 0;
-        through_receiver(&mut s, &mut r, &mut t, &(1..11).collect::<Vec<_>>());
-        for q in 11..16 {
-            r.on_data(t, q, 0, &mut vec![]);
-        }
-        let m = s.snd_max;
-        let before = (s.st.cwnd, s.sb().pipe(m, 3));
-        let burst = through_receiver(&mut s, &mut r, &mut t, &[16]).concat();
-        let m = s.snd_max;
-        (before, burst, s.st.cwnd, s.sb().pipe(m, 3))
+        let sent = through_receiver(&mut s, &mut r, &mut t, &(1..20).collect::<Vec<_>>());
+        (sent, s)
     };
-    // Both enter recovery at cwnd 10 (half of 20) with pipe 10. NewReno (RFC 6675) fills
-    // the six freed places at once; H-TCP, a Linux port, lowers cwnd to pipe + 1 = 5 and
-    // sends one segment (Linux's tcp_cwnd_down), so pipe is 5 after it.
-    let ((cwnd, pipe), burst, after, pipe_after) = run("newreno");
-    assert_eq!((cwnd, pipe), (10.0, 10));
-    assert_eq!((burst, after, pipe_after), (vec![20, 21, 22, 23, 24, 25], 10.0, 10));
-    let ((cwnd, pipe), burst, after, pipe_after) = run("htcp");
-    assert_eq!((cwnd, pipe), (10.0, 10));
-    assert_eq!((burst, after, pipe_after), (vec![20], 5.0, 5));
+    // H-TCP, a Linux port: at the third duplicate ACK cwnd falls to its floor ssthresh = 10
+    // while the rate-halving window starts from the old 20 and follows pipe + 1 down: 0 is
+    // retransmitted and 20 sent, then one new segment every second ACK (TCP-Linux's
+    // `next_pkts_in_flight_`), the window shrinking by one per two ACKs to the floor.
+    let (sent, s) = run("htcp");
+    let mut expect: Vec<Vec<u64>> = vec![vec![], vec![], vec![0, 20]];
+    for q in 21..29 {
+        expect.push(vec![]);
+        expect.push(vec![q]);
+    }
+    assert_eq!(sent, expect);
+    assert_eq!((s.st.cwnd, s.window()), (10.0, 10.0));
+    // NewReno (RFC 6675) sends nothing until pipe falls below cwnd = 10, then one per ACK.
+    let (sent, s) = run("newreno");
+    let mut expect: Vec<Vec<u64>> = vec![vec![], vec![], vec![0]];
+    expect.extend((0..7).map(|_| vec![]));
+    expect.extend((20..29).map(|q| vec![q]));
+    assert_eq!(sent, expect);
+    assert_eq!((s.st.cwnd, s.window()), (10.0, 10.0));
+    // Scalable's floor is ssthresh/2: 20 - 20/8 = 18, floor 9. When the retransmitted 0
+    // arrives, recovery ends with cwnd = min(ssthresh, pipe + 3) (TCP-Linux's exit).
+    let (_, mut s) = run("scalable");
+    assert_eq!((s.st.ssthresh, s.st.cwnd), (18.0, 9.0));
+    let mut r = crate::tcp::Receiver::new(false, 2, 0).with_sack(true);
+    let mut acks = vec![];
+    for q in 1..20 {
+        r.on_data(0, q, 0, &mut acks);
+    }
+    // 20..28 are in flight: cwnd = min(18, 9 + 3) = 12, three new segments, slow start.
+    assert_eq!(s.snd_max, 29);
+    let mut t = 100 * MS;
+    assert_eq!(through_receiver(&mut s, &mut r, &mut t, &[0]), vec![vec![29, 30, 31]]);
+    assert_eq!((s.st.cwnd, s.st.ssthresh, s.st.phase), (12.0, 18.0, Phase::SlowStart));
+}
+
+#[test]
+fn linux_ports_never_grow_cwnd_beyond_the_receive_window() {
+    // rwnd 8 segments: the window is full after slow start; a Linux port's cwnd stops at 8
+    // (TCP-Linux's snd_cwnd_clamp), NewReno's goes on growing with every ACK (ns-2's).
+    let grow = |cc: &str| {
+        let tcp = TcpSpec {
+            init_cwnd: 2.0,
+            rwnd: 8.0,
+            tick: 0.0,
+            ..TcpSpec::default()
+        };
+        let mut s = sender(cc, tcp, None);
+        s.start(0, &mut vec![]);
+        for a in 1..=40 {
+            ack(&mut s, a * MS, a);
+        }
+        s.st.cwnd
+    };
+    assert_eq!(grow("htcp"), 8.0);
+    assert_eq!(grow("cubic_linux"), 8.0);
+    assert!(grow("newreno") > 20.0);
 }

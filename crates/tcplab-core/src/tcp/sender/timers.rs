@@ -12,6 +12,14 @@ impl Sender {
             .min(self.cfg.max_rto)
     }
 
+    /// The window the sender works with: cwnd, or during a Linux port's SACK recovery the
+    /// rate-halving window when larger (what TCP-Linux's `cwnd_` shows).
+    pub fn window(&self) -> f64 {
+        self.st
+            .cwnd
+            .max(self.scoreboard.as_ref().map_or(0, |sb| sb.linux_next) as f64)
+    }
+
     /// Timer value in effect: rto · 2^backoff, capped at max_rto.
     pub fn current_rto(&self) -> f64 {
         (self.rto * f64::from(1u32 << self.backoff.min(20))).min(self.cfg.max_rto)
@@ -34,6 +42,9 @@ impl Sender {
     pub fn on_timeout(&mut self, now: Time, out: &mut Vec<Tx>) {
         self.sync(now);
         self.rto_deadline = None;
+        if let Some(sb) = self.scoreboard.as_mut() {
+            sb.linux_next = 0;
+        }
         match self.state {
             ConnState::SynSent => {
                 self.syn_retransmitted = true;
