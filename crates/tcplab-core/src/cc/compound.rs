@@ -70,6 +70,7 @@ pub struct Compound {
     /// 2·Diff at the last computation (NaN before any)
     diff2: f64,
     loss: linux::LossState,
+    rh: linux::RateHalving,
 }
 
 /// Index of the highest set bit, 1-based (0 for 0), as the kernel's `fls64`.
@@ -130,6 +131,7 @@ impl Compound {
             cwnd_cnt: 0,
             diff2: f64::NAN,
             loss: linux::LossState::default(),
+            rh: linux::RateHalving::default(),
         }
     }
 
@@ -156,6 +158,10 @@ impl CongestionControl for Compound {
 
     fn recovery(&self) -> Recovery {
         Recovery::NewReno
+    }
+
+    fn wants_rate_samples(&self) -> bool {
+        true
     }
 
     fn init(&mut self, st: &mut CcState) {
@@ -193,6 +199,7 @@ impl CongestionControl for Compound {
             let w = snd_cwnd(st);
             (crate::sim::floor(w as f64 * (1.0 - self.beta)) as u64).max(2)
         });
+        self.rh.on_congestion(st, signal);
         linux::apply_loss(st, signal, ssthresh);
         self.cwnd_cnt = 0;
         if signal == Signal::Timeout {
@@ -202,8 +209,15 @@ impl CongestionControl for Compound {
         }
     }
 
+    fn on_recovery_ack(&mut self, st: &mut CcState, ack: &AckSample) {
+        if let Some(rs) = ack.rate {
+            self.rh.on_ack_in_flight(st, rs.in_flight);
+        }
+    }
+
     fn on_recovery_exit(&mut self, st: &mut CcState) {
         st.cwnd = st.recovery_base;
+        self.rh.stop();
         self.rtt.enable(st);
     }
 

@@ -115,6 +115,29 @@ impl RateHalving {
         st.recovery_base = w;
     }
 
+    /// An ACK in recovery with `tcp_reno_min_cwnd` and both of Linux 2.6.22's bounds
+    /// (`tcp_cwnd_down`): the window loses one every second ACK while above ssthresh/2, and
+    /// is then held to `in_flight` + 1 (the segments in flight after this ACK, RFC 6675's
+    /// pipe, as the kernel's `tcp_packets_in_flight`). The bound is stored in the window, as
+    /// the kernel stores it in `snd_cwnd`: at most one segment goes out per ACK that lowers
+    /// what is in flight, so after a large overshoot what is in flight falls with each ACK
+    /// instead of staying at ssthresh. cwnd is that window, not capped at ssthresh (the
+    /// kernel's); the window recovery returns to is min(window, ssthresh)
+    /// (`tcp_complete_cwr`).
+    pub fn on_ack_in_flight(&mut self, st: &mut CcState, in_flight: u64) {
+        if self.window == 0 {
+            return;
+        }
+        let min_cwnd = crate::sim::floor(st.ssthresh / 2.0) as u64;
+        if self.odd && self.window > min_cwnd {
+            self.window -= 1;
+        }
+        self.odd = !self.odd;
+        self.window = self.window.min(in_flight + 1).max(1);
+        st.cwnd = self.window as f64;
+        st.recovery_base = (self.window as f64).min(st.ssthresh);
+    }
+
     /// The module's loss reaction: called before [`apply_loss`]; duplicate ACKs start it.
     pub fn on_congestion(&mut self, st: &CcState, signal: Signal) {
         if signal == Signal::DupAcks {
@@ -347,6 +370,38 @@ mod tests {
         rh.stop();
         st.cwnd = 40.0;
         rh.on_ack(&mut st);
+        assert_eq!(st.cwnd, 40.0, "no effect outside recovery");
+    }
+
+    #[test]
+    fn rate_halving_holds_the_window_to_what_is_in_flight_plus_one() {
+        // Vegas after a slow-start overshoot: window 4047 at the loss, ssthresh 2023.
+        let mut st = test_state(4047.0, 100.0);
+        apply_loss(&mut st, Signal::DupAcks, Some(2023));
+        let mut rh = RateHalving::default();
+        rh.start(4047);
+        // first ACK: no decrement yet; 3940 in flight: window min(4047, 3941), not capped
+        // at ssthresh; recovery would return to min(3941, 2023)
+        rh.on_ack_in_flight(&mut st, 3940);
+        assert_eq!((st.cwnd, st.recovery_base), (3941.0, 2023.0));
+        // second ACK: 3941 − 1 = 3940, in flight 3938: 3939
+        rh.on_ack_in_flight(&mut st, 3938);
+        assert_eq!(st.cwnd, 3939.0);
+        // the bound is kept in the window: more in flight does not raise it
+        rh.on_ack_in_flight(&mut st, 3950);
+        assert_eq!(st.cwnd, 3939.0);
+        rh.on_ack_in_flight(&mut st, 3950);
+        assert_eq!(st.cwnd, 3938.0);
+        // with plenty in flight, one segment less every second ACK, down to ssthresh/2
+        for _ in 0..10_000 {
+            rh.on_ack_in_flight(&mut st, 5000);
+        }
+        assert_eq!((st.cwnd, st.recovery_base), (1011.0, 1011.0));
+        rh.on_ack_in_flight(&mut st, 0);
+        assert_eq!(st.cwnd, 1.0, "nothing in flight: one segment");
+        rh.stop();
+        st.cwnd = 40.0;
+        rh.on_ack_in_flight(&mut st, 3);
         assert_eq!(st.cwnd, 40.0, "no effect outside recovery");
     }
 

@@ -183,6 +183,7 @@ pub struct Vegas {
     /// slow start grows in this round trip (`ss_every_other`)
     ss_grow: bool,
     loss: linux::LossState,
+    rh: linux::RateHalving,
 }
 
 impl Vegas {
@@ -216,6 +217,7 @@ impl Vegas {
             diff2: f64::NAN,
             ss_grow: true,
             loss: linux::LossState::default(),
+            rh: linux::RateHalving::default(),
         }
     }
 
@@ -251,6 +253,10 @@ impl CongestionControl for Vegas {
 
     fn recovery(&self) -> Recovery {
         Recovery::NewReno
+    }
+
+    fn wants_rate_samples(&self) -> bool {
+        true
     }
 
     fn on_ack_arrival(&mut self, st: &CcState, ack: &AckSample) {
@@ -317,6 +323,7 @@ impl CongestionControl for Vegas {
 
     fn on_congestion(&mut self, st: &mut CcState, signal: Signal) {
         let ssthresh = linux::recomputes_ssthresh(st, signal).then(|| (snd_cwnd(st) / 2).max(2));
+        self.rh.on_congestion(st, signal);
         linux::apply_loss(st, signal, ssthresh);
         self.cwnd_cnt = 0;
         match signal {
@@ -337,8 +344,15 @@ impl CongestionControl for Vegas {
         }
     }
 
+    fn on_recovery_ack(&mut self, st: &mut CcState, ack: &AckSample) {
+        if let Some(rs) = ack.rate {
+            self.rh.on_ack_in_flight(st, rs.in_flight);
+        }
+    }
+
     fn on_recovery_exit(&mut self, st: &mut CcState) {
         st.cwnd = st.recovery_base;
+        self.rh.stop();
         self.doing_vegas = true;
         self.rtt.enable(st);
     }
@@ -486,6 +500,38 @@ mod tests {
         v.on_congestion(&mut st, Signal::Ecn);
         assert_eq!((st.cwnd, st.ssthresh), (10.0, 10.0));
         assert!(v.doing_vegas && v.rtt.cnt_rtt == 0);
+    }
+
+    #[test]
+    fn fast_recovery_holds_the_window_to_what_is_in_flight() {
+        // Linux's tcp_cwnd_down with tcp_reno_min_cwnd: cwnd = min(window, in flight + 1),
+        // the window losing one every second ACK from the one at the loss.
+        let mut v = Vegas::new(4, 8, 2);
+        let mut st = test_state(100.0, 1e9);
+        ack(&mut v, &mut st, Some(0.1), 100);
+        v.on_congestion(&mut st, Signal::DupAcks);
+        assert_eq!((st.ssthresh, st.cwnd), (50.0, 50.0));
+        let dup = |in_flight| AckSample {
+            acked: 0,
+            duplicate: true,
+            rtt: None,
+            rate: Some(crate::cc::RateSample {
+                in_flight,
+                ..Default::default()
+            }),
+        };
+        v.on_recovery_ack(&mut st, &dup(97));
+        assert_eq!((st.cwnd, st.recovery_base), (98.0, 50.0));
+        v.on_recovery_ack(&mut st, &dup(95));
+        assert_eq!(st.cwnd, 96.0);
+        v.on_recovery_ack(&mut st, &dup(40));
+        assert_eq!((st.cwnd, st.recovery_base), (41.0, 41.0));
+        // recovery ends at min(window, ssthresh): 41, and Vegas slow-starts back to 50
+        v.on_recovery_exit(&mut st);
+        assert_eq!(st.cwnd, 41.0);
+        assert!(v.doing_vegas);
+        v.on_recovery_ack(&mut st, &dup(10));
+        assert_eq!(st.cwnd, 41.0, "no effect outside recovery");
     }
 
     #[test]
