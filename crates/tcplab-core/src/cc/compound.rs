@@ -38,6 +38,10 @@
 //!   timeout win = 1, cwnd = 1 and dwnd = 0 in both.
 //! - the Reno part grows by one every *win* ACKs (not every cwnd), i.e. about once per RTT.
 //!
+//! In SACK recovery the window follows Linux 2.6.22's rate halving with the module's
+//! `min_cwnd` = ssthresh/2 and the in-flight bound (`linux::RateHalving::on_ack_in_flight`,
+//! as `vegas`), and recovery ends at min(that window, ssthresh).
+//!
 //! Compound needs an RTT per ACK: run it with `tcp.timestamps = true` (TCP-Linux calls the
 //! module's `rtt_sample` with every timestamp echo). Without timestamps there are fewer
 //! than 3 samples per round trip, dwnd stays 0 and Compound is Reno (with its counter).

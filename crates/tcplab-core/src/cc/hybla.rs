@@ -14,12 +14,21 @@
 //! Parameters (`cc_params`): `rtt0` = 0.025 s.
 //!
 //! In SACK recovery the window follows Linux's rate halving toward the module's `min_cwnd`
-//! = ssthresh/2 (`tcp_reno_min_cwnd`; see `linux::RateHalving`).
+//! = ssthresh/2 (`tcp_reno_min_cwnd`), held to what is in flight + 1
+//! (`linux::RateHalving::on_ack_in_flight`, Linux's `tcp_cwnd_down`).
 //!
-//! Departures from the kernel: ρ is first computed at the first RTT sample (the kernel
-//! takes the srtt of the handshake at connection set-up; without a handshake it would see
-//! srtt = 0 and keep ρ = 1); the kernel's window clamp of 65535 segments is not applied (the
-//! receiver window is the limit); `tcp_is_cwnd_limited` is not checked.
+//! The module's `init` runs at the first ACK with an srtt (where ns-2.35's TCP-Linux calls
+//! it; the kernel takes the srtt of the handshake): ρ from that srtt, and cwnd = ρ segments
+//! (the kernel's `snd_cwnd = rho`). Nothing grows unless the window was full before the ACK
+//! (`tcp_is_cwnd_limited`, TCP-Linux's in_flight ≥ cwnd).
+//!
+//! ρ comes from the srtt the backplane keeps, whose samples are rounded to the flow's
+//! `tcp.tick`: ns-2.35's TCP-Linux sets its tick to 1 ms when `select_ca` installs the first
+//! module (whatever `tcpTick_` the script set), so for parity run hybla with
+//! `tcp.tick = 0.001` (with 10 ms an 84 ms path gives srtt 80 ms and ρ₈ = 25 instead of 26).
+//!
+//! Departures from the kernel: the kernel's window clamp of 65535 segments is not applied
+//! (the receiver window is the limit).
 use super::linux::{self, param_in, snd_cwnd};
 use super::vegas::cwnd_limited;
 use super::{check_params, AckSample, CcState, CongestionControl, Params, Recovery, Signal};

@@ -74,8 +74,10 @@ pub fn apply_loss(st: &mut CcState, signal: Signal, ssthresh: Option<u64>) {
 /// Scalable). ns-2.35's TCP-Linux does the same (`next_pkts_in_flight_`, `min_cwnd`). The
 /// modules whose `min_cwnd` is ssthresh (none defined: cubic, bic, htcp, veno) stop at
 /// ssthresh, which is where [`apply_loss`] puts cwnd at once. Our backplane calls it through
-/// `on_recovery_ack` in SACK recovery only (NewReno's window inflation is another model);
-/// Linux's other bound, cwnd ≤ in flight + 1, is not applied.
+/// `on_recovery_ack` in SACK recovery only (NewReno's window inflation is another model).
+/// [`RateHalving::on_ack`] (scalable, illinois, yeah) leaves out Linux's other bound,
+/// cwnd ≤ in flight + 1; [`RateHalving::on_ack_in_flight`] (vegas, compound, hybla, lp,
+/// highspeed_linux) applies it, which matters after a large slow-start overshoot.
 #[derive(Debug, Clone, Default)]
 pub struct RateHalving {
     /// The emulated Linux window during recovery (0 = not in recovery).

@@ -35,7 +35,8 @@
 //! resolution (1000) is the module's.
 //!
 //! In SACK recovery the window follows Linux's rate halving toward the module's `min_cwnd`
-//! = ssthresh/2 (`tcp_reno_min_cwnd`; see `linux::RateHalving`).
+//! = ssthresh/2 (`tcp_reno_min_cwnd`), held to what is in flight + 1
+//! (`linux::RateHalving::on_ack_in_flight`, Linux's `tcp_cwnd_down`).
 //!
 //! Departures: the kernel runs the detection also on ACKs during fast recovery; here a cut
 //! decided then is not applied (its bookkeeping is: min/max restart, the cut's time), since
@@ -220,6 +221,10 @@ impl CongestionControl for Lp {
         "lp"
     }
 
+    fn wants_rate_samples(&self) -> bool {
+        true
+    }
+
     fn recovery(&self) -> Recovery {
         Recovery::NewReno
     }
@@ -265,8 +270,10 @@ impl CongestionControl for Lp {
         self.pending_cut = None;
     }
 
-    fn on_recovery_ack(&mut self, st: &mut CcState, _ack: &AckSample) {
-        self.rh.on_ack(st);
+    fn on_recovery_ack(&mut self, st: &mut CcState, ack: &AckSample) {
+        if let Some(rs) = ack.rate {
+            self.rh.on_ack_in_flight(st, rs.in_flight);
+        }
     }
 
     fn on_recovery_exit(&mut self, st: &mut CcState) {
@@ -364,6 +371,31 @@ mod tests {
             create("lp", &p).err().unwrap(),
             "lp: word_bits = 48 is not allowed; must be 32 or 64"
         );
+    }
+
+    #[test]
+    fn sack_recovery_holds_the_window_to_what_is_in_flight() {
+        // Reno's ssthresh 20 from 40; Linux's window 40 at the loss, then
+        // min(window − 1 every second ACK, in flight + 1), recovery ends at min(it, 20)
+        let mut lp = Lp::new(15, 3, true);
+        let mut st = test_state(40.0, 100.0);
+        lp.on_congestion(&mut st, Signal::DupAcks);
+        assert_eq!((st.ssthresh, st.cwnd), (20.0, 20.0));
+        let dup = |in_flight| AckSample {
+            acked: 0,
+            duplicate: true,
+            rtt: None,
+            rate: Some(crate::cc::RateSample {
+                in_flight,
+                ..Default::default()
+            }),
+        };
+        lp.on_recovery_ack(&mut st, &dup(37));
+        assert_eq!(st.cwnd, 38.0);
+        lp.on_recovery_ack(&mut st, &dup(14));
+        assert_eq!((st.cwnd, st.recovery_base), (15.0, 15.0));
+        lp.on_recovery_exit(&mut st);
+        assert_eq!(st.cwnd, 15.0);
     }
 
     #[test]
