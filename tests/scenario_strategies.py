@@ -13,7 +13,7 @@ import copy
 from hypothesis import strategies as st
 
 ALGORITHMS = ["tahoe", "reno", "newreno", "westwood_be", "westwood_re", "westwood_crb", "rfs", "wpp", "esse",
-              "rfs+wpp+esse", "rfs+esse", "cubic_linux", "cubic", "highspeed", "scalable", "htcp", "bic", "hybla",
+              "rfs+wpp+esse", "rfs+esse", "cubic_linux", "cubic", "highspeed", "highspeed_linux", "scalable", "htcp", "bic", "hybla",
               "illinois", "veno", "westwood_plus", "vegas", "compound", "fast", "yeah", "lp", "bbr"]
 
 rates = st.sampled_from(["500kbps", "1Mbps", "2Mbps", "5Mbps", "10Mbps", 3e6, "1.5Mb/s"])

@@ -43,7 +43,7 @@ from tcplab.scenario import normalise
 AGENTS = {"newreno": "Agent/TCP/Newreno", "reno": "Agent/TCP/Reno", "tahoe": "Agent/TCP"}
 # tcplab algorithm -> the Linux 2.6.22 module ns-2.35's TCP-Linux (Agent/TCP/Linux) selects
 # with `select_ca`. TCP-Linux always runs with SACK and timestamps.
-LINUX_CA = {"cubic_linux": "cubic", "highspeed": "highspeed", "scalable": "scalable", "htcp": "htcp",
+LINUX_CA = {"cubic_linux": "cubic", "highspeed_linux": "highspeed", "scalable": "scalable", "htcp": "htcp",
             "bic": "bic", "hybla": "hybla", "illinois": "illinois", "veno": "veno",
             "westwood_plus": "westwood", "vegas": "vegas", "yeah": "yeah", "lp": "lp",
             "compound": "compound"}

@@ -1,5 +1,5 @@
 //! End-to-end runs of the high-speed and Linux-era congestion-control algorithms (cc/cubic*,
-//! highspeed, scalable, htcp, bic, hybla, illinois, veno, westwood_plus, vegas, compound, fast,
+//! highspeed, highspeed_linux, scalable, htcp, bic, hybla, illinois, veno, westwood_plus, vegas, compound, fast,
 //! bbr)
 //! through the public API: each fills a 10 Mb/s path and exports its internal state as time series; on a long
 //! fat pipe with random loss the high-speed ones reach far higher utilisation than NewReno.
@@ -45,6 +45,12 @@ const FAMILIES: &[(&str, &str, bool, &[&str])] = &[
     ),
     ("cubic", "{\"hystart\": 1}", true, &["cubic_w_max", "hystart_state"]),
     ("highspeed", "{}", false, &["hs_a", "hs_b"]),
+    (
+        "highspeed_linux",
+        "{}",
+        false,
+        &["highspeed_linux_a", "highspeed_linux_md"],
+    ),
     ("scalable", "{}", false, &["scalable_cnt"]),
     ("scalable", "{\"linux\": 0}", false, &["scalable_cnt"]),
     (

@@ -38,6 +38,11 @@
 //!   timeout win = 1, cwnd = 1 and dwnd = 0 in both.
 //! - the Reno part grows by one every *win* ACKs (not every cwnd), i.e. about once per RTT.
 //!
+//! In SACK recovery cwnd is the module's `min_cwnd` = ssthresh/2, the floor of Linux 2.6.22's
+//! rate halving (`linux::RateHalving`); the sender's TCP-Linux recovery
+//! (`tcp_linux`) halves the rate from the window at the loss down to it, held to what is in
+//! flight + 1, and ends recovery at min(ssthresh, in flight + 3) when the floor is lower.
+//!
 //! Compound needs an RTT per ACK: run it with `tcp.timestamps = true` (TCP-Linux calls the
 //! module's `rtt_sample` with every timestamp echo). Without timestamps there are fewer
 //! than 3 samples per round trip, dwnd stays 0 and Compound is Reno (with its counter).
@@ -70,6 +75,7 @@ pub struct Compound {
     /// 2·Diff at the last computation (NaN before any)
     diff2: f64,
     loss: linux::LossState,
+    rh: linux::RateHalving,
 }
 
 /// Index of the highest set bit, 1-based (0 for 0), as the kernel's `fls64`.
@@ -130,6 +136,7 @@ impl Compound {
             cwnd_cnt: 0,
             diff2: f64::NAN,
             loss: linux::LossState::default(),
+            rh: linux::RateHalving::default(),
         }
     }
 
@@ -193,6 +200,7 @@ impl CongestionControl for Compound {
             let w = snd_cwnd(st);
             (crate::sim::floor(w as f64 * (1.0 - self.beta)) as u64).max(2)
         });
+        self.rh.on_congestion(st, signal);
         linux::apply_loss(st, signal, ssthresh);
         self.cwnd_cnt = 0;
         if signal == Signal::Timeout {
@@ -202,8 +210,13 @@ impl CongestionControl for Compound {
         }
     }
 
+    fn on_recovery_ack(&mut self, st: &mut CcState, _ack: &AckSample) {
+        self.rh.on_ack(st);
+    }
+
     fn on_recovery_exit(&mut self, st: &mut CcState) {
         st.cwnd = st.recovery_base;
+        self.rh.stop();
         self.rtt.enable(st);
     }
 

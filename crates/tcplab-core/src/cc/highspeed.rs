@@ -146,10 +146,6 @@ impl CongestionControl for HighSpeed {
         st.recovery_base = st.cwnd;
     }
 
-    fn tcp_linux(&self) -> bool {
-        true
-    }
-
     fn samples(&self, out: &mut Vec<(&'static str, f64)>) {
         out.push(("hs_a", self.a));
         out.push(("hs_b", self.b));

@@ -13,14 +13,25 @@
 //!
 //! Parameters (`cc_params`): `rtt0` = 0.025 s.
 //!
-//! In SACK recovery the window follows Linux's rate halving toward the module's `min_cwnd`
-//! = ssthresh/2 (`tcp_reno_min_cwnd`; see `linux::RateHalving`).
+//! In SACK recovery cwnd is the module's `min_cwnd` = ssthresh/2 (`tcp_reno_min_cwnd`), the
+//! floor of Linux 2.6.22's rate halving (`linux::RateHalving`); the sender's TCP-Linux recovery
+//! (`tcp_linux`) halves the rate from the window at the loss down to it, held to what is in
+//! flight + 1, and ends recovery at min(ssthresh, in flight + 3) when the floor is lower.
 //!
-//! Departures from the kernel: ρ is first computed at the first RTT sample (the kernel
-//! takes the srtt of the handshake at connection set-up; without a handshake it would see
-//! srtt = 0 and keep ρ = 1); the kernel's window clamp of 65535 segments is not applied (the
-//! receiver window is the limit); `tcp_is_cwnd_limited` is not checked.
+//! The module's `init` runs at the first ACK with an srtt (where ns-2.35's TCP-Linux calls
+//! it; the kernel takes the srtt of the handshake): ρ from that srtt, and cwnd = ρ segments
+//! (the kernel's `snd_cwnd = rho`). Nothing grows unless the window was full before the ACK
+//! (`tcp_is_cwnd_limited`, TCP-Linux's in_flight ≥ cwnd).
+//!
+//! ρ comes from the srtt the backplane keeps, whose samples are rounded to the flow's
+//! `tcp.tick`: ns-2.35's TCP-Linux sets its tick to 1 ms when `select_ca` installs the first
+//! module (whatever `tcpTick_` the script set), so for parity run hybla with
+//! `tcp.tick = 0.001` (with 10 ms an 84 ms path gives srtt 80 ms and ρ₈ = 25 instead of 26).
+//!
+//! Departures from the kernel: the kernel's window clamp of 65535 segments is not applied
+//! (the receiver window is the limit).
 use super::linux::{self, param_in, snd_cwnd};
+use super::vegas::cwnd_limited;
 use super::{check_params, AckSample, CcState, CongestionControl, Params, Recovery, Signal};
 
 /// 2^(k/8) in 1/128 for k = 0..7 (the kernel's table).
@@ -38,6 +49,8 @@ pub struct Hybla {
     cwnd_cnt: u64,
     rh: linux::RateHalving,
     loss: linux::LossState,
+    /// the module's init has run (at the first ACK with an srtt)
+    started: bool,
 }
 
 impl Hybla {
@@ -64,6 +77,7 @@ impl Hybla {
             cwnd_cnt: 0,
             rh: linux::RateHalving::default(),
             loss: linux::LossState::default(),
+            started: false,
         };
         h.recalc(0.0);
         h
@@ -89,9 +103,20 @@ impl CongestionControl for Hybla {
 
     fn on_ack(&mut self, st: &mut CcState, ack: &AckSample) {
         self.loss.on_ack(ack.acked);
+        if !self.started && st.srtt > 0.0 {
+            // the module's init, where TCP-Linux calls it (the first ACK): ρ from this srtt,
+            // and the window becomes ρ segments
+            self.started = true;
+            self.recalc(st.srtt);
+            self.min_srtt = st.srtt;
+            st.cwnd = self.rho as f64;
+        }
         if st.srtt > 0.0 && st.srtt < self.min_srtt {
             self.recalc(st.srtt);
             self.min_srtt = st.srtt;
+        }
+        if !cwnd_limited(st, ack.acked) {
+            return;
         }
         if self.loss.active() {
             if linux::in_slow_start(st) {
@@ -167,6 +192,7 @@ mod tests {
     fn rho_scales_slow_start_and_congestion_avoidance() {
         // srtt 100 ms: ρ = 4 (ρ₈ = 32). Slow start: +2^4 − 1 = 15 per ACK.
         let mut h = Hybla::new(0.025);
+        h.started = true;
         let mut st = test_state(2.0, 1e9);
         st.srtt = 0.1;
         h.on_ack(&mut st, &ack());
@@ -187,22 +213,50 @@ mod tests {
     fn fractional_rho_uses_the_table_and_short_rtts_are_reno() {
         // srtt = 1.5·RTT0: ρ₈ = 12 (ρ = 1.5): 2·181 − 128 = 234/128 = 1.83 per ACK ≈ 2^1.5 − 1.
         let mut h = Hybla::new(0.25);
+        h.started = true;
         let mut st = test_state(2.0, 1e9);
         st.srtt = 0.375;
         h.on_ack(&mut st, &ack());
         assert_eq!((st.cwnd, h.cents), (3.0, 106));
         // srtt 10 ms < RTT0: ρ = 1, Reno: +1 per ACK in slow start, 1/w in CA.
         let mut h = Hybla::new(0.025);
+        h.started = true;
         let mut st = test_state(2.0, 1e9);
         st.srtt = 0.01;
         h.on_ack(&mut st, &ack());
         assert_eq!(st.cwnd, 3.0);
         // slow start is clamped to ssthresh
         let mut h = Hybla::new(0.025);
+        h.started = true;
         let mut st = test_state(2.0, 10.0);
         st.srtt = 0.1;
         h.on_ack(&mut st, &ack());
         assert_eq!(st.cwnd, 10.0);
+    }
+
+    #[test]
+    fn the_first_ack_sets_the_window_to_rho_and_only_a_full_window_grows() {
+        // TCP-Linux on an 84 ms path: srtt 84 ms, ρ₈ = ⌊8·84/25⌋ = 26 (ρ = 3, fraction 2):
+        // slow start +8·152 − 128 = 1088/128 = 8.5 per ACK. The first ACK (1 segment out,
+        // none left) runs the module's init: cwnd = ρ = 3, and 0 + 1 in flight < 3: no
+        // increase. The next three ACKs each find the window full: 3 → 11 (64/128 carried)
+        // → 20 → 28 (64/128), as TCP-Linux's cwnd_ at 0.25 s on that path.
+        let mut h = Hybla::new(0.025);
+        let mut st = test_state(1.0, 1e9);
+        st.srtt = 0.084;
+        st.flight = 0;
+        h.on_ack(&mut st, &ack());
+        assert_eq!((h.rho_3ls, st.cwnd), (26, 3.0));
+        for want in [11.0, 20.0, 28.0] {
+            st.flight = snd_cwnd(&st) - 1;
+            h.on_ack(&mut st, &ack());
+            assert_eq!(st.cwnd, want);
+        }
+        assert_eq!(h.cents, 64);
+        // a window not full before the ACK (tcp_is_cwnd_limited): nothing
+        st.flight = 10;
+        h.on_ack(&mut st, &ack());
+        assert_eq!(st.cwnd, 28.0);
     }
 
     #[test]
@@ -217,7 +271,7 @@ mod tests {
         let mut st = test_state(2.0, 1e9);
         st.srtt = 0.1;
         cc.on_ack(&mut st, &ack());
-        assert_eq!(st.cwnd, 5.0, "ρ = 2: +3");
+        assert_eq!(st.cwnd, 5.0, "ρ = 2: the window becomes 2 at the first ACK, then +3");
         p.insert("rtt0".into(), 0.0);
         assert_eq!(
             create("hybla", &p).err().unwrap(),

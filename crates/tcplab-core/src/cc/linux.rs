@@ -67,12 +67,12 @@ pub fn apply_loss(st: &mut CcState, signal: Signal, ssthresh: Option<u64>) {
 
 /// The module's part of Linux 2.6.22's rate halving as ns-2.35's TCP-Linux performs it, for
 /// the modules with their own `min_cwnd` (Reno's ssthresh/2, `tcp_reno_min_cwnd`: scalable,
-/// hybla, illinois, yeah, lp; westwood_plus: BWE·RTTmin): during SACK recovery cwnd is
+/// hybla, illinois, yeah, lp, vegas, compound, highspeed_linux; westwood_plus: BWE·RTTmin): during SACK recovery cwnd is
 /// `min_cwnd`, the floor below which the sender's rate-halving window
 /// (`CongestionControl::tcp_linux`) does not take the window; recovery then ends with
 /// cwnd = min(ssthresh, pipe + 3) when `min_cwnd` is below ssthresh, after which the module
-/// slow-starts back to ssthresh. The modules without `min_cwnd` (cubic, bic, htcp, veno,
-/// vegas, compound) keep cwnd = ssthresh as the floor ([`apply_loss`]). Our backplane calls
+/// slow-starts back to ssthresh. The modules without `min_cwnd` (cubic, bic, htcp, veno)
+/// keep cwnd = ssthresh as the floor ([`apply_loss`]). Our backplane calls
 /// it through `on_recovery_ack` in SACK recovery only (NewReno's window inflation is
 /// another model).
 #[derive(Debug, Clone, Default)]

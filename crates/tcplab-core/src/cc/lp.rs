@@ -34,8 +34,10 @@
 //! (the inference time in multiples of the RTT), `word_bits` = 64 (or 32); the OWD
 //! resolution (1000) is the module's.
 //!
-//! In SACK recovery the window follows Linux's rate halving toward the module's `min_cwnd`
-//! = ssthresh/2 (`tcp_reno_min_cwnd`; see `linux::RateHalving`).
+//! In SACK recovery cwnd is the module's `min_cwnd` = ssthresh/2 (`tcp_reno_min_cwnd`), the
+//! floor of Linux 2.6.22's rate halving (`linux::RateHalving`); the sender's TCP-Linux recovery
+//! (`tcp_linux`) halves the rate from the window at the loss down to it, held to what is in
+//! flight + 1, and ends recovery at min(ssthresh, in flight + 3) when the floor is lower.
 //!
 //! Departures: the kernel runs the detection also on ACKs during fast recovery; here a cut
 //! decided then is not applied (its bookkeeping is: min/max restart, the cut's time), since
@@ -368,6 +370,27 @@ mod tests {
             create("lp", &p).err().unwrap(),
             "lp: word_bits = 48 is not allowed; must be 32 or 64"
         );
+    }
+
+    #[test]
+    fn sack_recovery_holds_cwnd_at_half_ssthresh() {
+        // Reno's ssthresh 20 from 40; in recovery cwnd is the floor 10 (the sender's
+        // TCP-Linux recovery halves the rate down to it), which the exit keeps
+        let mut lp = Lp::new(15, 3, true);
+        assert!(lp.tcp_linux());
+        let mut st = test_state(40.0, 100.0);
+        lp.on_congestion(&mut st, Signal::DupAcks);
+        assert_eq!((st.ssthresh, st.cwnd), (20.0, 20.0));
+        let dup = AckSample {
+            acked: 0,
+            duplicate: true,
+            rtt: None,
+            rate: None,
+        };
+        lp.on_recovery_ack(&mut st, &dup);
+        assert_eq!((st.cwnd, st.recovery_base), (10.0, 10.0));
+        lp.on_recovery_exit(&mut st);
+        assert_eq!(st.cwnd, 10.0);
     }
 
     #[test]

@@ -16,6 +16,7 @@ mod esse;
 pub mod fair_share;
 mod fast;
 mod highspeed;
+mod highspeed_linux;
 mod htcp;
 mod hybla;
 mod illinois;
@@ -343,6 +344,7 @@ pub const REGISTRY: &[(&str, Constructor)] = &[
     ("cubic_linux", cubic_linux::CubicLinux::create),
     ("cubic", cubic::Cubic::create),
     ("highspeed", highspeed::HighSpeed::create),
+    ("highspeed_linux", highspeed_linux::HighSpeedLinux::create),
     ("scalable", scalable::Scalable::create),
     ("htcp", htcp::Htcp::create),
     ("bic", bic::Bic::create),

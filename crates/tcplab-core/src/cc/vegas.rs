@@ -36,6 +36,16 @@
 //! other round trip, as the paper and ns-2's `Agent/TCP/Vegas` (the kernel grows every round
 //! trip, "just like Reno").
 //!
+//! In SACK recovery cwnd is the module's `min_cwnd` = ssthresh/2, the floor of Linux 2.6.22's
+//! rate halving (`linux::RateHalving`); the sender's TCP-Linux recovery
+//! (`tcp_linux`) halves the rate from the window at the loss down to it, held to what is in
+//! flight + 1, and ends recovery at min(ssthresh, in flight + 3) when the floor is lower.
+//! From there Vegas slow-starts (cwnd ≤ ssthresh) back. After a slow-start overshoot on a
+//! long fat pipe what is in flight then falls with each ACK (ns-2.35's TCP-Linux: 3955,
+//! 3365, 2490, 1666, 1077 at 1.10–1.30 s on the 200 Mb/s, 82 ms path), where cwnd =
+//! ssthresh throughout let twice the link rate into the queue once the pipe had fallen to
+//! it and lost again.
+//!
 //! Reno's step (`tcp_reno_cong_avoid`) is taken only when the window was full before the ACK
 //! (`tcp_is_cwnd_limited`: in_flight ≥ cwnd, TCP-Linux's version without TSO); Vegas' own
 //! steps do not look at it.
@@ -183,6 +193,7 @@ pub struct Vegas {
     /// slow start grows in this round trip (`ss_every_other`)
     ss_grow: bool,
     loss: linux::LossState,
+    rh: linux::RateHalving,
 }
 
 impl Vegas {
@@ -216,6 +227,7 @@ impl Vegas {
             diff2: f64::NAN,
             ss_grow: true,
             loss: linux::LossState::default(),
+            rh: linux::RateHalving::default(),
         }
     }
 
@@ -317,6 +329,7 @@ impl CongestionControl for Vegas {
 
     fn on_congestion(&mut self, st: &mut CcState, signal: Signal) {
         let ssthresh = linux::recomputes_ssthresh(st, signal).then(|| (snd_cwnd(st) / 2).max(2));
+        self.rh.on_congestion(st, signal);
         linux::apply_loss(st, signal, ssthresh);
         self.cwnd_cnt = 0;
         match signal {
@@ -337,8 +350,13 @@ impl CongestionControl for Vegas {
         }
     }
 
+    fn on_recovery_ack(&mut self, st: &mut CcState, _ack: &AckSample) {
+        self.rh.on_ack(st);
+    }
+
     fn on_recovery_exit(&mut self, st: &mut CcState) {
         st.cwnd = st.recovery_base;
+        self.rh.stop();
         self.doing_vegas = true;
         self.rtt.enable(st);
     }
@@ -490,6 +508,31 @@ mod tests {
         v.on_congestion(&mut st, Signal::Ecn);
         assert_eq!((st.cwnd, st.ssthresh), (10.0, 10.0));
         assert!(v.doing_vegas && v.rtt.cnt_rtt == 0);
+    }
+
+    #[test]
+    fn sack_recovery_holds_cwnd_at_half_ssthresh() {
+        // tcp_reno_min_cwnd: in recovery cwnd is ssthresh/2 = 25 (the sender's TCP-Linux
+        // recovery halves the rate down to it); the exit keeps it and Vegas resumes
+        let mut v = Vegas::new(4, 8, 2);
+        assert!(v.tcp_linux());
+        let mut st = test_state(100.0, 1e9);
+        ack(&mut v, &mut st, Some(0.1), 100);
+        v.on_congestion(&mut st, Signal::DupAcks);
+        assert_eq!((st.ssthresh, st.cwnd), (50.0, 50.0));
+        let dup = AckSample {
+            acked: 0,
+            duplicate: true,
+            rtt: None,
+            rate: None,
+        };
+        v.on_recovery_ack(&mut st, &dup);
+        assert_eq!((st.cwnd, st.recovery_base), (25.0, 25.0));
+        v.on_recovery_exit(&mut st);
+        assert_eq!(st.cwnd, 25.0);
+        assert!(v.doing_vegas);
+        v.on_recovery_ack(&mut st, &dup);
+        assert_eq!(st.cwnd, 25.0, "no effect outside recovery");
     }
 
     #[test]

@@ -334,7 +334,7 @@ mod tests {
             let cfg = SenderConfig::from_spec(&tcp, None);
             Sender::new(cfg, &tcp, crate::cc::create(cc, &crate::cc::Params::new()).unwrap())
         };
-        for cc in ["newreno", "cubic", "fast", "vegas"] {
+        for cc in ["newreno", "cubic", "fast", "veno"] {
             assert!(make(cc).rate.is_none(), "{cc}");
         }
         let mut s = make("bbr");
