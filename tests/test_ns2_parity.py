@@ -195,7 +195,7 @@ LINUX_TICK = 0.001
 # from what TCP-Linux does by design, the trajectory comparison selects TCP-Linux's behaviour:
 # illinois' 2.6.22 decrease (a kernel bug fixed later), and westwood_plus's end of recovery as
 # the glue performs it (TCP-Linux never sends CA_EVENT_COMPLETE_CWR).
-LINUX_2622_PARAMS = {"illinois": {"linux_2622_ssthresh": 1}, "westwood_plus": {"tcp_linux_exit": 1}}
+TCP_LINUX_PARAMS = {"illinois": {"linux_2622_ssthresh": 1}, "westwood_plus": {"tcp_linux_exit": 1}}
 
 
 def linux_long_fat_pipe(cc, duration=30, cc_params=None):
@@ -269,7 +269,7 @@ def linux_trajectory(cc, path, seeds=None):
     from tcplab.metrics import cwnd_sawtooth
 
     p = TRAJECTORY_PATHS[path]
-    spec = tcplab.normalise(p["build"](cc, LINUX_2622_PARAMS.get(cc)))
+    spec = tcplab.normalise(p["build"](cc, TCP_LINUX_PARAMS.get(cc)))
     spec["sim"]["sample_interval"] = TRAJECTORY_SAMPLE
     rows = {"tcplab": [], "ns2": []}
     for seed in seeds or p["seeds"]:
@@ -324,7 +324,7 @@ def test_trajectory_checks_catch_a_different_sawtooth():
     assert set(trajectory_disagreements(faster, ns2)) == {"period", "loss_events"}
     few = {**faster, "cuts": np.array([2.0, 9])}
     assert set(trajectory_disagreements(few, ns2)) == {"loss_events"}
-    one_more = {**ns2, "loss_events": np.array([3.0, 4]), }
+    one_more = {**ns2, "loss_events": np.array([3.0, 4])}
     assert trajectory_disagreements(one_more, {**ns2, "loss_events": np.array([2.0, 3])}) == {}
 
 

@@ -183,10 +183,8 @@ impl CongestionControl for Bic {
         self.cwnd_cnt = 0;
         if signal == Signal::Timeout {
             self.reset();
-            self.loss.on_timeout(st);
-        } else {
-            self.loss.clear();
         }
+        self.loss.on_signal(st, signal);
     }
 
     fn tcp_linux(&self) -> bool {

@@ -39,7 +39,7 @@
 //! - the Reno part grows by one every *win* ACKs (not every cwnd), i.e. about once per RTT.
 //!
 //! In SACK recovery cwnd is the module's `min_cwnd` = ssthresh/2, the floor of Linux 2.6.22's
-//! rate halving (`linux::RateHalving`); the sender's TCP-Linux recovery
+//! rate halving (`linux::MinCwnd`); the sender's TCP-Linux recovery
 //! (`tcp_linux`) halves the rate from the window at the loss down to it, held to what is in
 //! flight + 1, and ends recovery at min(ssthresh, in flight + 3) when the floor is lower.
 //!
@@ -75,7 +75,7 @@ pub struct Compound {
     /// 2·Diff at the last computation (NaN before any)
     diff2: f64,
     loss: linux::LossState,
-    rh: linux::RateHalving,
+    min_cwnd: linux::MinCwnd,
 }
 
 /// Index of the highest set bit, 1-based (0 for 0), as the kernel's `fls64`.
@@ -136,7 +136,7 @@ impl Compound {
             cwnd_cnt: 0,
             diff2: f64::NAN,
             loss: linux::LossState::default(),
-            rh: linux::RateHalving::default(),
+            min_cwnd: linux::MinCwnd::default(),
         }
     }
 
@@ -200,23 +200,19 @@ impl CongestionControl for Compound {
             let w = snd_cwnd(st);
             (crate::sim::floor(w as f64 * (1.0 - self.beta)) as u64).max(2)
         });
-        self.rh.on_congestion(st, signal);
+        self.min_cwnd.on_congestion(st, signal);
         linux::apply_loss(st, signal, ssthresh);
         self.cwnd_cnt = 0;
-        if signal == Signal::Timeout {
-            self.loss.on_timeout(st);
-        } else {
-            self.loss.clear();
-        }
+        self.loss.on_signal(st, signal);
     }
 
     fn on_recovery_ack(&mut self, st: &mut CcState, _ack: &AckSample) {
-        self.rh.on_ack(st);
+        self.min_cwnd.on_ack(st);
     }
 
     fn on_recovery_exit(&mut self, st: &mut CcState) {
         st.cwnd = st.recovery_base;
-        self.rh.stop();
+        self.min_cwnd.stop();
         self.rtt.enable(st);
     }
 
@@ -284,16 +280,11 @@ impl Compound {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::{create, test_state};
+    use crate::cc::{create, one_ack, test_state};
 
     fn ack(c: &mut Compound, st: &mut CcState, rtt: Option<f64>, flight: u64) {
         st.flight = flight;
-        let a = AckSample {
-            acked: 1,
-            duplicate: false,
-            rtt,
-            rate: None,
-        };
+        let a = one_ack(rtt);
         c.on_ack_arrival(st, &a);
         c.on_ack(st, &a);
     }

@@ -19,7 +19,7 @@
 //!   in_flight ≥ cwnd); slow start while cwnd ≤ ssthresh (+1 per ACK), not above the
 //!   receiver's window (the kernel's `snd_cwnd_clamp`, which TCP-Linux sets to it);
 //! - the module's `min_cwnd` is Reno's ssthresh/2: in SACK recovery cwnd is that floor
-//!   (`linux::RateHalving`), and the sender's TCP-Linux recovery (`tcp_linux`) halves the
+//!   (`linux::MinCwnd`), and the sender's TCP-Linux recovery (`tcp_linux`) halves the
 //!   rate from the window at the loss down to it, held to what is in flight + 1; recovery
 //!   ends at min(ssthresh, in flight + 3), after which the window slow-starts back.
 //!
@@ -58,7 +58,7 @@ pub struct HighSpeedLinux {
     ai: usize,
     md: [u64; 72],
     cwnd_cnt: u64,
-    rh: linux::RateHalving,
+    min_cwnd: linux::MinCwnd,
 }
 
 impl HighSpeedLinux {
@@ -72,7 +72,7 @@ impl HighSpeedLinux {
             ai: 0,
             md: ROWS.map(md),
             cwnd_cnt: 0,
-            rh: linux::RateHalving::default(),
+            min_cwnd: linux::MinCwnd::default(),
         }
     }
 
@@ -135,18 +135,18 @@ impl CongestionControl for HighSpeedLinux {
 
     fn on_congestion(&mut self, st: &mut CcState, signal: Signal) {
         let ssthresh = linux::recomputes_ssthresh(st, signal).then(|| self.ssthresh(snd_cwnd(st)));
-        self.rh.on_congestion(st, signal);
+        self.min_cwnd.on_congestion(st, signal);
         linux::apply_loss(st, signal, ssthresh);
         self.cwnd_cnt = 0;
     }
 
     fn on_recovery_ack(&mut self, st: &mut CcState, _ack: &AckSample) {
-        self.rh.on_ack(st);
+        self.min_cwnd.on_ack(st);
     }
 
     fn on_recovery_exit(&mut self, st: &mut CcState) {
         st.cwnd = st.recovery_base;
-        self.rh.stop();
+        self.min_cwnd.stop();
     }
 
     fn tcp_linux(&self) -> bool {
@@ -162,7 +162,7 @@ impl CongestionControl for HighSpeedLinux {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::{create, one_ack, test_state};
+    use crate::cc::{create, dup_ack, one_ack, test_state};
 
     #[test]
     fn the_decrease_column_is_the_kernels() {
@@ -255,12 +255,7 @@ mod tests {
         h.update_row(100);
         h.on_congestion(&mut st, Signal::DupAcks);
         assert_eq!((st.ssthresh, st.cwnd), (57.0, 57.0));
-        let dup = AckSample {
-            acked: 0,
-            duplicate: true,
-            rtt: None,
-            rate: None,
-        };
+        let dup = dup_ack();
         h.on_recovery_ack(&mut st, &dup);
         assert_eq!(st.cwnd, 28.0, "⌊57/2⌋");
         h.on_recovery_exit(&mut st);

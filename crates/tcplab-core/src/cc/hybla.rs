@@ -14,7 +14,7 @@
 //! Parameters (`cc_params`): `rtt0` = 0.025 s.
 //!
 //! In SACK recovery cwnd is the module's `min_cwnd` = ssthresh/2 (`tcp_reno_min_cwnd`), the
-//! floor of Linux 2.6.22's rate halving (`linux::RateHalving`); the sender's TCP-Linux recovery
+//! floor of Linux 2.6.22's rate halving (`linux::MinCwnd`); the sender's TCP-Linux recovery
 //! (`tcp_linux`) halves the rate from the window at the loss down to it, held to what is in
 //! flight + 1, and ends recovery at min(ssthresh, in flight + 3) when the floor is lower.
 //!
@@ -47,7 +47,7 @@ pub struct Hybla {
     /// smallest srtt seen (seconds)
     min_srtt: f64,
     cwnd_cnt: u64,
-    rh: linux::RateHalving,
+    min_cwnd: linux::MinCwnd,
     loss: linux::LossState,
     /// the module's init has run (at the first ACK with an srtt)
     started: bool,
@@ -75,7 +75,7 @@ impl Hybla {
             cents: 0,
             min_srtt: f64::INFINITY,
             cwnd_cnt: 0,
-            rh: linux::RateHalving::default(),
+            min_cwnd: linux::MinCwnd::default(),
             loss: linux::LossState::default(),
             started: false,
         };
@@ -146,23 +146,19 @@ impl CongestionControl for Hybla {
 
     fn on_congestion(&mut self, st: &mut CcState, signal: Signal) {
         let ssthresh = linux::recomputes_ssthresh(st, signal).then(|| (snd_cwnd(st) / 2).max(2));
-        self.rh.on_congestion(st, signal);
+        self.min_cwnd.on_congestion(st, signal);
         linux::apply_loss(st, signal, ssthresh);
         self.cwnd_cnt = 0;
-        if signal == Signal::Timeout {
-            self.loss.on_timeout(st);
-        } else {
-            self.loss.clear();
-        }
+        self.loss.on_signal(st, signal);
     }
 
     fn on_recovery_ack(&mut self, st: &mut CcState, _ack: &AckSample) {
-        self.rh.on_ack(st);
+        self.min_cwnd.on_ack(st);
     }
 
     fn on_recovery_exit(&mut self, st: &mut CcState) {
         st.cwnd = st.recovery_base;
-        self.rh.stop();
+        self.min_cwnd.stop();
     }
 
     fn tcp_linux(&self) -> bool {

@@ -23,7 +23,7 @@
 //! `beta_max` = 0.5, `win_thresh` = 15, `theta` = 5, `linux_2622_ssthresh` = 0.
 //!
 //! In SACK recovery the window follows Linux's rate halving toward the module's `min_cwnd`
-//! = ssthresh/2 (`tcp_reno_min_cwnd`; see `linux::RateHalving`).
+//! = ssthresh/2 (`tcp_reno_min_cwnd`; see `linux::MinCwnd`).
 //!
 //! Departures: α and β are floats (the kernel's fixed point makes α_min 38/128 = 0.297);
 //! RTTs are not rounded to microseconds. Linux 2.6.22's module, and ns-2.35's copy of it,
@@ -62,7 +62,7 @@ pub struct Illinois {
     rtt_low: u64,
     rounds: Rounds,
     cwnd_cnt: u64,
-    rh: linux::RateHalving,
+    min_cwnd: linux::MinCwnd,
 }
 
 impl Illinois {
@@ -112,7 +112,7 @@ impl Illinois {
             rtt_low: 0,
             rounds: Rounds::default(),
             cwnd_cnt: 0,
-            rh: linux::RateHalving::default(),
+            min_cwnd: linux::MinCwnd::default(),
         };
         s.alpha = amax;
         Ok(s)
@@ -224,7 +224,7 @@ impl CongestionControl for Illinois {
                 w.saturating_sub(cut).max(2)
             }
         });
-        self.rh.on_congestion(st, signal);
+        self.min_cwnd.on_congestion(st, signal);
         linux::apply_loss(st, signal, ssthresh);
         self.cwnd_cnt = 0;
         if signal == Signal::Timeout {
@@ -237,12 +237,12 @@ impl CongestionControl for Illinois {
     }
 
     fn on_recovery_ack(&mut self, st: &mut CcState, _ack: &AckSample) {
-        self.rh.on_ack(st);
+        self.min_cwnd.on_ack(st);
     }
 
     fn on_recovery_exit(&mut self, st: &mut CcState) {
         st.cwnd = st.recovery_base;
-        self.rh.stop();
+        self.min_cwnd.stop();
     }
 
     fn tcp_linux(&self) -> bool {

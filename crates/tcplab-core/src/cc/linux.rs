@@ -53,7 +53,7 @@ pub fn recomputes_ssthresh(st: &CcState, signal: Signal) -> bool {
 /// [`recomputes_ssthresh`]) and cwnd = ssthresh after duplicate ACKs (Linux's rate halving
 /// ends with `tcp_complete_cwr`, cwnd = min(cwnd, ssthresh); our backplane's fast recovery
 /// starts from that window and returns to it), cwnd = 1 after a timeout. That is Linux's
-/// result for the modules without `min_cwnd`; those with one add [`RateHalving`].
+/// result for the modules without `min_cwnd`; those with one add [`MinCwnd`].
 pub fn apply_loss(st: &mut CcState, signal: Signal, ssthresh: Option<u64>) {
     if let Some(s) = ssthresh {
         st.ssthresh = s as f64;
@@ -76,12 +76,12 @@ pub fn apply_loss(st: &mut CcState, signal: Signal, ssthresh: Option<u64>) {
 /// it through `on_recovery_ack` in SACK recovery only (NewReno's window inflation is
 /// another model).
 #[derive(Debug, Clone, Default)]
-pub struct RateHalving {
+pub struct MinCwnd {
     /// In a recovery started by duplicate ACKs.
     active: bool,
 }
 
-impl RateHalving {
+impl MinCwnd {
     /// An ACK in recovery with `tcp_reno_min_cwnd`: cwnd = ssthresh/2.
     pub fn on_ack(&mut self, st: &mut CcState) {
         let min_cwnd = crate::sim::floor(st.ssthresh / 2.0) as u64;
@@ -140,6 +140,15 @@ impl LossState {
     /// Fast retransmit ends the Loss state bookkeeping (the backplane left it).
     pub fn clear(&mut self) {
         self.left = 0;
+    }
+
+    /// A congestion signal: a timeout starts the Loss state, any other signal ends it.
+    pub fn on_signal(&mut self, st: &CcState, signal: Signal) {
+        if signal == Signal::Timeout {
+            self.on_timeout(st);
+        } else {
+            self.clear();
+        }
     }
 }
 
@@ -307,20 +316,20 @@ mod tests {
         // first recovery ACK cwnd is the floor ssthresh/2 = 31 (the sender's rate-halving
         // window keeps the sending rate above it); nothing outside recovery.
         let mut st = test_state(72.0, 100.0);
-        let mut rh = RateHalving::default();
-        rh.on_congestion(&st, Signal::DupAcks);
+        let mut floor = MinCwnd::default();
+        floor.on_congestion(&st, Signal::DupAcks);
         apply_loss(&mut st, Signal::DupAcks, Some(63));
         assert_eq!((st.cwnd, st.recovery_base), (63.0, 63.0));
-        rh.on_ack(&mut st);
+        floor.on_ack(&mut st);
         assert_eq!((st.cwnd, st.recovery_base, st.ssthresh), (31.0, 31.0, 63.0));
-        rh.on_ack_to(&mut st, 40);
+        floor.on_ack_to(&mut st, 40);
         assert_eq!(st.cwnd, 40.0, "a module's own min_cwnd (westwood_plus: BWE·RTTmin)");
-        rh.stop();
+        floor.stop();
         st.cwnd = 50.0;
-        rh.on_ack(&mut st);
+        floor.on_ack(&mut st);
         assert_eq!(st.cwnd, 50.0, "no effect outside recovery");
-        rh.on_congestion(&st, Signal::Timeout);
-        rh.on_ack(&mut st);
+        floor.on_congestion(&st, Signal::Timeout);
+        floor.on_ack(&mut st);
         assert_eq!(st.cwnd, 50.0, "a timeout does not start it");
     }
 

@@ -35,7 +35,7 @@
 //! resolution (1000) is the module's.
 //!
 //! In SACK recovery cwnd is the module's `min_cwnd` = ssthresh/2 (`tcp_reno_min_cwnd`), the
-//! floor of Linux 2.6.22's rate halving (`linux::RateHalving`); the sender's TCP-Linux recovery
+//! floor of Linux 2.6.22's rate halving (`linux::MinCwnd`); the sender's TCP-Linux recovery
 //! (`tcp_linux`) halves the rate from the window at the loss down to it, held to what is in
 //! flight + 1, and ends recovery at min(ssthresh, in flight + 3) when the floor is lower.
 //!
@@ -81,7 +81,7 @@ pub struct Lp {
     /// A cut decided on this ACK, applied by `on_ack`: true = to 1, false = halve.
     pending_cut: Option<bool>,
     cwnd_cnt: u64,
-    rh: linux::RateHalving,
+    min_cwnd: linux::MinCwnd,
     cuts: u64,
 }
 
@@ -261,19 +261,19 @@ impl CongestionControl for Lp {
 
     fn on_congestion(&mut self, st: &mut CcState, signal: Signal) {
         let ssthresh = linux::recomputes_ssthresh(st, signal).then(|| (snd_cwnd(st) >> 1).max(2));
-        self.rh.on_congestion(st, signal);
+        self.min_cwnd.on_congestion(st, signal);
         linux::apply_loss(st, signal, ssthresh);
         self.cwnd_cnt = 0;
         self.pending_cut = None;
     }
 
     fn on_recovery_ack(&mut self, st: &mut CcState, _ack: &AckSample) {
-        self.rh.on_ack(st);
+        self.min_cwnd.on_ack(st);
     }
 
     fn on_recovery_exit(&mut self, st: &mut CcState) {
         st.cwnd = st.recovery_base;
-        self.rh.stop();
+        self.min_cwnd.stop();
     }
 
     fn tcp_linux(&self) -> bool {
@@ -295,7 +295,7 @@ impl CongestionControl for Lp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::{create, one_ack, test_state};
+    use crate::cc::{create, dup_ack, one_ack, test_state};
 
     const MS: Time = NS_PER_MS;
 
@@ -381,12 +381,7 @@ mod tests {
         let mut st = test_state(40.0, 100.0);
         lp.on_congestion(&mut st, Signal::DupAcks);
         assert_eq!((st.ssthresh, st.cwnd), (20.0, 20.0));
-        let dup = AckSample {
-            acked: 0,
-            duplicate: true,
-            rtt: None,
-            rate: None,
-        };
+        let dup = dup_ack();
         lp.on_recovery_ack(&mut st, &dup);
         assert_eq!((st.cwnd, st.recovery_base), (10.0, 10.0));
         lp.on_recovery_exit(&mut st);

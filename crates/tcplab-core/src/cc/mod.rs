@@ -420,6 +420,17 @@ pub(crate) fn one_ack(rtt: Option<f64>) -> AckSample {
     }
 }
 
+/// A duplicate ACK without an RTT sample (unit tests).
+#[cfg(test)]
+pub(crate) fn dup_ack() -> AckSample {
+    AckSample {
+        acked: 0,
+        duplicate: true,
+        rtt: None,
+        rate: None,
+    }
+}
+
 #[cfg(test)]
 pub(crate) fn test_state(cwnd: f64, ssthresh: f64) -> CcState {
     CcState {

@@ -9,7 +9,7 @@
 //! that is a = 0.02 per ACK, twice Kelly's); slow start while cwnd ≤ ssthresh (+1 per ACK);
 //! on a loss ssthresh = max(cwnd − ⌊cwnd·b⌋, 2), b = 1/8 (the kernel's cwnd − cwnd>>3) over
 //! the integer window, cwnd = ssthresh (1 after a timeout); in SACK recovery Linux's rate
-//! halving toward the module's `min_cwnd` = ssthresh/2 (`linux::RateHalving`). With `linux` = 0, Kelly's rule
+//! halving toward the module's `min_cwnd` = ssthresh/2 (`linux::MinCwnd`). With `linux` = 0, Kelly's rule
 //! over a float window: cwnd += a per new ACK (a = 0.01), cwnd ← (1 − b)·cwnd on a loss.
 //!
 //! Parameters (`cc_params`): `linux` = 1, `ai_cnt` = 50 (Linux rule), `a` = 0.01 (Kelly
@@ -26,7 +26,7 @@ pub struct Scalable {
     a: f64,
     b: f64,
     cwnd_cnt: u64,
-    rh: linux::RateHalving,
+    min_cwnd: linux::MinCwnd,
 }
 
 impl Scalable {
@@ -47,7 +47,7 @@ impl Scalable {
             a,
             b,
             cwnd_cnt: 0,
-            rh: linux::RateHalving::default(),
+            min_cwnd: linux::MinCwnd::default(),
         }))
     }
 }
@@ -86,7 +86,7 @@ impl CongestionControl for Scalable {
                 let w = snd_cwnd(st);
                 w.saturating_sub(crate::sim::floor(w as f64 * self.b) as u64).max(2)
             });
-            self.rh.on_congestion(st, signal);
+            self.min_cwnd.on_congestion(st, signal);
             linux::apply_loss(st, signal, ssthresh);
         } else {
             let w = st.cwnd.min(st.rwnd);
@@ -101,13 +101,13 @@ impl CongestionControl for Scalable {
 
     fn on_recovery_ack(&mut self, st: &mut CcState, _ack: &AckSample) {
         if self.linux {
-            self.rh.on_ack(st);
+            self.min_cwnd.on_ack(st);
         }
     }
 
     fn on_recovery_exit(&mut self, st: &mut CcState) {
         st.cwnd = st.recovery_base;
-        self.rh.stop();
+        self.min_cwnd.stop();
     }
 
     fn tcp_linux(&self) -> bool {
@@ -122,7 +122,7 @@ impl CongestionControl for Scalable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::{create, test_state};
+    use crate::cc::{create, dup_ack, test_state};
 
     fn ack() -> AckSample {
         AckSample {
@@ -229,12 +229,7 @@ mod tests {
         let mut st = test_state(72.0, 1e9);
         cc.on_congestion(&mut st, Signal::DupAcks);
         assert_eq!((st.ssthresh, st.cwnd), (63.0, 63.0));
-        let dup = AckSample {
-            acked: 0,
-            duplicate: true,
-            rtt: None,
-            rate: None,
-        };
+        let dup = dup_ack();
         for _ in 0..40 {
             cc.on_recovery_ack(&mut st, &dup);
         }

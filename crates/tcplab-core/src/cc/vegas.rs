@@ -37,7 +37,7 @@
 //! trip, "just like Reno").
 //!
 //! In SACK recovery cwnd is the module's `min_cwnd` = ssthresh/2, the floor of Linux 2.6.22's
-//! rate halving (`linux::RateHalving`); the sender's TCP-Linux recovery
+//! rate halving (`linux::MinCwnd`); the sender's TCP-Linux recovery
 //! (`tcp_linux`) halves the rate from the window at the loss down to it, held to what is in
 //! flight + 1, and ends recovery at min(ssthresh, in flight + 3) when the floor is lower.
 //! From there Vegas slow-starts (cwnd ≤ ssthresh) back. After a slow-start overshoot on a
@@ -193,7 +193,7 @@ pub struct Vegas {
     /// slow start grows in this round trip (`ss_every_other`)
     ss_grow: bool,
     loss: linux::LossState,
-    rh: linux::RateHalving,
+    min_cwnd: linux::MinCwnd,
 }
 
 impl Vegas {
@@ -227,7 +227,7 @@ impl Vegas {
             diff2: f64::NAN,
             ss_grow: true,
             loss: linux::LossState::default(),
-            rh: linux::RateHalving::default(),
+            min_cwnd: linux::MinCwnd::default(),
         }
     }
 
@@ -329,7 +329,7 @@ impl CongestionControl for Vegas {
 
     fn on_congestion(&mut self, st: &mut CcState, signal: Signal) {
         let ssthresh = linux::recomputes_ssthresh(st, signal).then(|| (snd_cwnd(st) / 2).max(2));
-        self.rh.on_congestion(st, signal);
+        self.min_cwnd.on_congestion(st, signal);
         linux::apply_loss(st, signal, ssthresh);
         self.cwnd_cnt = 0;
         match signal {
@@ -351,12 +351,12 @@ impl CongestionControl for Vegas {
     }
 
     fn on_recovery_ack(&mut self, st: &mut CcState, _ack: &AckSample) {
-        self.rh.on_ack(st);
+        self.min_cwnd.on_ack(st);
     }
 
     fn on_recovery_exit(&mut self, st: &mut CcState) {
         st.cwnd = st.recovery_base;
-        self.rh.stop();
+        self.min_cwnd.stop();
         self.doing_vegas = true;
         self.rtt.enable(st);
     }
@@ -374,17 +374,12 @@ impl CongestionControl for Vegas {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::{create, test_state};
+    use crate::cc::{create, dup_ack, one_ack, test_state};
 
     /// One new ACK of one segment with an RTT sample, `flight` outstanding after it.
     fn ack(v: &mut Vegas, st: &mut CcState, rtt: Option<f64>, flight: u64) {
         st.flight = flight;
-        let a = AckSample {
-            acked: 1,
-            duplicate: false,
-            rtt,
-            rate: None,
-        };
+        let a = one_ack(rtt);
         v.on_ack_arrival(st, &a);
         v.on_ack(st, &a);
     }
@@ -520,12 +515,7 @@ mod tests {
         ack(&mut v, &mut st, Some(0.1), 100);
         v.on_congestion(&mut st, Signal::DupAcks);
         assert_eq!((st.ssthresh, st.cwnd), (50.0, 50.0));
-        let dup = AckSample {
-            acked: 0,
-            duplicate: true,
-            rtt: None,
-            rate: None,
-        };
+        let dup = dup_ack();
         v.on_recovery_ack(&mut st, &dup);
         assert_eq!((st.cwnd, st.recovery_base), (25.0, 25.0));
         v.on_recovery_exit(&mut st);

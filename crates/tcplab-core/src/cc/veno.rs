@@ -146,11 +146,7 @@ impl CongestionControl for Veno {
         });
         linux::apply_loss(st, signal, ssthresh);
         self.cwnd_cnt = 0;
-        if signal == Signal::Timeout {
-            self.loss.on_timeout(st);
-        } else {
-            self.loss.clear();
-        }
+        self.loss.on_signal(st, signal);
     }
 
     fn on_recovery_exit(&mut self, st: &mut CcState) {

@@ -19,7 +19,7 @@
 //! during recovery, and when recovery ends cwnd = ssthresh = max(⌊BWE·RTTmin⌋, 2) (the
 //! kernel's `CA_EVENT_COMPLETE_CWR`). In SACK recovery cwnd
 //! follows Linux's rate halving (`tcp_cwnd_down`) toward the module's `min_cwnd` =
-//! BWE·RTTmin, not below it (`linux::RateHalving`, capped at max(ssthresh, BWE·RTTmin)
+//! BWE·RTTmin, not below it (`linux::MinCwnd`, capped at max(ssthresh, BWE·RTTmin)
 //! since our recovery starts at ssthresh): after random losses, when BWE·RTTmin is above
 //! Reno's ssthresh, the window hardly falls. After a timeout the
 //! kernel keeps Reno's ssthresh = max(⌊cwnd/2⌋, 2) and cwnd = 1; the paper sets ssthresh =
@@ -67,7 +67,7 @@ pub struct WestwoodPlus {
     /// BWE·RTTmin when the last recovery started (the glue's `min_cwnd` call).
     loss_min_cwnd: f64,
     cwnd_cnt: u64,
-    rh: linux::RateHalving,
+    min_cwnd: linux::MinCwnd,
 }
 
 impl WestwoodPlus {
@@ -102,7 +102,7 @@ impl WestwoodPlus {
             rtt_min: None,
             loss_min_cwnd: 0.0,
             cwnd_cnt: 0,
-            rh: linux::RateHalving::default(),
+            min_cwnd: linux::MinCwnd::default(),
         }
     }
 
@@ -210,7 +210,7 @@ impl CongestionControl for WestwoodPlus {
             }
         });
         self.loss_min_cwnd = self.bw_rttmin();
-        self.rh.on_congestion(st, signal);
+        self.min_cwnd.on_congestion(st, signal);
         linux::apply_loss(st, signal, ssthresh);
         self.cwnd_cnt = 0;
     }
@@ -224,11 +224,11 @@ impl CongestionControl for WestwoodPlus {
         } else {
             self.bw_rttmin()
         };
-        self.rh.on_ack_to(st, m as u64);
+        self.min_cwnd.on_ack_to(st, m as u64);
     }
 
     fn on_recovery_exit(&mut self, st: &mut CcState) {
-        self.rh.stop();
+        self.min_cwnd.stop();
         if self.tcp_linux_exit {
             let m = self.loss_min_cwnd;
             st.cwnd = if m < st.ssthresh {

@@ -34,7 +34,7 @@
 //! acknowledged in the open state, 1 otherwise (`pkts_acked`).
 //!
 //! In SACK recovery the window follows Linux's rate halving toward the module's `min_cwnd`
-//! = ssthresh/2 (`tcp_reno_min_cwnd`; see `linux::RateHalving`).
+//! = ssthresh/2 (`tcp_reno_min_cwnd`; see `linux::MinCwnd`).
 //!
 //! Nothing happens on an ACK unless the window was full before it (`tcp_is_cwnd_limited`,
 //! TCP-Linux's in flight ≥ cwnd), not even the end of a round.
@@ -69,7 +69,7 @@ pub struct Yeah {
     fast_count: u64,
     pkts_acked: u64,
     cwnd_cnt: u64,
-    rh: linux::RateHalving,
+    min_cwnd: linux::MinCwnd,
     loss: linux::LossState,
 }
 
@@ -109,7 +109,7 @@ impl Yeah {
             fast_count: 0,
             pkts_acked: 1,
             cwnd_cnt: 0,
-            rh: linux::RateHalving::default(),
+            min_cwnd: linux::MinCwnd::default(),
             loss: linux::LossState::default(),
         }
     }
@@ -235,23 +235,19 @@ impl CongestionControl for Yeah {
 
     fn on_congestion(&mut self, st: &mut CcState, signal: Signal) {
         let ssthresh = linux::recomputes_ssthresh(st, signal).then(|| self.ssthresh(st));
-        self.rh.on_congestion(st, signal);
+        self.min_cwnd.on_congestion(st, signal);
         linux::apply_loss(st, signal, ssthresh);
         self.cwnd_cnt = 0;
-        if signal == Signal::Timeout {
-            self.loss.on_timeout(st);
-        } else {
-            self.loss.clear();
-        }
+        self.loss.on_signal(st, signal);
     }
 
     fn on_recovery_ack(&mut self, st: &mut CcState, _ack: &AckSample) {
-        self.rh.on_ack(st);
+        self.min_cwnd.on_ack(st);
     }
 
     fn on_recovery_exit(&mut self, st: &mut CcState) {
         st.cwnd = st.recovery_base;
-        self.rh.stop();
+        self.min_cwnd.stop();
         self.vegas_enable(st);
     }
 

@@ -83,7 +83,7 @@ impl Sender {
             self.dupacks = 0;
             if !ece {
                 self.cc.on_ack(&mut self.st, &sample);
-                if self.cc.tcp_linux() && self.st.cwnd > self.st.rwnd {
+                if self.st.cwnd > self.st.rwnd && self.cc.tcp_linux() {
                     self.st.cwnd = self.st.rwnd.max(1.0);
                 }
             } else if self.recover.is_none_or(|r| ack > r) {
