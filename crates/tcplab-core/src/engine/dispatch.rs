@@ -57,18 +57,20 @@ impl Components {
             return;
         };
         if let Some(file) = self.obs.capture.tap(c.hop) {
-            let f = c.packet.flow;
+            let packet = self.net.packet(c.p);
+            let f = packet.flow;
             let (ends, mss) = (self.net.route_ends(f), self.tcp.flows[f as usize].spec.tcp.mss);
-            if let Err(why) = self.obs.capture.record(file, now, &c.packet, ends, mss) {
+            if let Err(why) = self.obs.capture.record(file, now, packet, ends, mss) {
                 k.fail(now, &why);
             }
         }
         if !c.delivered {
             return;
         }
-        match c.packet.kind {
-            Kind::Datagram => self.traffic.cbr.received(c.packet.flow),
-            _ => self.tcp.deliver(now, c.packet, &mut env!(self, k)),
+        let packet = self.net.take_delivered(c.p);
+        match packet.kind {
+            Kind::Datagram => self.traffic.cbr.received(packet.flow),
+            _ => self.tcp.deliver(now, packet, &mut env!(self, k)),
         }
     }
 

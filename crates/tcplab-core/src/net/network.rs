@@ -48,12 +48,12 @@ struct Attachment {
     in_flight: u32,
 }
 
-/// A packet that crossed a hop (`hop`); `delivered`: that was the last hop of its path,
-/// and the packet is freed (`packet` is its copy).
+/// Packet `p` crossed a hop (`hop`); `delivered`: that was the last hop of its path, and
+/// the caller takes it out of the network with [`Network::take_delivered`].
 #[derive(Debug, Clone, Copy)]
 pub struct Crossed {
     pub hop: u32,
-    pub packet: Packet,
+    pub p: u32,
     pub delivered: bool,
 }
 
@@ -444,7 +444,7 @@ impl Network {
     /// Packet `p` reaches the far end of its hop: on to the next hop, or delivered.
     #[inline]
     fn arrive(&mut self, now: Time, p: u32, q: &mut Queue) -> Crossed {
-        let pkt = *self.pool.get(p);
+        let pkt = self.pool.get(p);
         let route = self.route(pkt.flow);
         let path = if pkt.kind.forward() { &route.fwd } else { &route.rev };
         let hop = path[pkt.hop as usize];
@@ -460,16 +460,23 @@ impl Network {
                 self.offer(now, next, p, q);
                 false
             }
-            None => {
-                self.release(p);
-                true
-            }
+            None => true,
         };
-        Crossed {
-            hop,
-            packet: pkt,
-            delivered,
-        }
+        Crossed { hop, p, delivered }
+    }
+
+    /// A packet in the network (allocated, not yet freed).
+    pub fn packet(&self, p: u32) -> &Packet {
+        self.pool.get(p)
+    }
+
+    /// Packet `p` reached the end of its path: it leaves the network (freed), and its copy
+    /// goes to its endpoint.
+    #[inline]
+    pub fn take_delivered(&mut self, p: u32) -> Packet {
+        let pkt = *self.pool.get(p);
+        self.release(p);
+        pkt
     }
 
     #[inline(never)]

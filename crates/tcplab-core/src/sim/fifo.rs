@@ -31,13 +31,22 @@ impl<T: Copy + Default> Fifo<T> {
         self.len == 0
     }
 
+    /// The value at `i & (capacity - 1)`; the buffer must not be empty.
+    #[inline(always)]
+    fn at(&self, i: usize) -> T {
+        debug_assert!(!self.buf.is_empty());
+        // SAFETY: with a non-empty buffer, `i & (len - 1)` is at most `len - 1`.
+        unsafe { *self.buf.get_unchecked(i & (self.buf.len() - 1)) }
+    }
+
     #[inline]
     pub fn push_back(&mut self, x: T) {
         if self.len == self.buf.len() {
             self.grow();
         }
-        let mask = self.buf.len() - 1;
-        self.buf[(self.head + self.len) & mask] = x;
+        let i = (self.head + self.len) & (self.buf.len() - 1);
+        // SAFETY: the buffer is not empty (it grew), and the index is masked to its length.
+        unsafe { *self.buf.get_unchecked_mut(i) = x };
         self.len += 1;
     }
 
@@ -46,7 +55,7 @@ impl<T: Copy + Default> Fifo<T> {
         if self.len == 0 {
             return None;
         }
-        Some(self.buf[self.head])
+        Some(self.at(self.head))
     }
 
     #[inline]
@@ -54,7 +63,7 @@ impl<T: Copy + Default> Fifo<T> {
         if self.len == 0 {
             return None;
         }
-        Some(self.buf[(self.head + self.len - 1) & (self.buf.len() - 1)])
+        Some(self.at(self.head + self.len - 1))
     }
 
     #[inline]
@@ -62,7 +71,7 @@ impl<T: Copy + Default> Fifo<T> {
         if self.len == 0 {
             return None;
         }
-        let x = self.buf[self.head];
+        let x = self.at(self.head);
         self.head = (self.head + 1) & (self.buf.len() - 1);
         self.len -= 1;
         Some(x)
@@ -72,7 +81,7 @@ impl<T: Copy + Default> Fifo<T> {
     #[inline]
     pub fn pop_front_while(&mut self, pred: impl Fn(T) -> bool) {
         let mask = self.buf.len().wrapping_sub(1);
-        while self.len > 0 && pred(self.buf[self.head]) {
+        while self.len > 0 && pred(self.at(self.head)) {
             self.head = (self.head + 1) & mask;
             self.len -= 1;
         }

@@ -123,23 +123,38 @@ impl<E: Copy> SortedRing<E> {
         if self.len == self.buf.len() {
             self.grow(e);
         }
-        let mask = self.buf.len() - 1;
         let mut i = self.len;
         while i > 0 {
-            let prev = self.buf[(self.head + i - 1) & mask];
+            let prev = self.at(self.head + i - 1);
             if prev.key < e.key {
                 break;
             }
-            self.buf[(self.head + i) & mask] = prev;
+            *self.at_mut(self.head + i) = prev;
             i -= 1;
         }
-        self.buf[(self.head + i) & mask] = e;
+        *self.at_mut(self.head + i) = e;
         self.len += 1;
+    }
+
+    /// The slot `i & (capacity - 1)`; the buffer must not be empty (capacity a power of two).
+    #[inline(always)]
+    fn at(&self, i: usize) -> Entry<E> {
+        debug_assert!(!self.buf.is_empty());
+        // SAFETY: with a non-empty buffer, `i & (len - 1)` is at most `len - 1`.
+        unsafe { *self.buf.get_unchecked(i & (self.buf.len() - 1)) }
+    }
+
+    #[inline(always)]
+    fn at_mut(&mut self, i: usize) -> &mut Entry<E> {
+        debug_assert!(!self.buf.is_empty());
+        let mask = self.buf.len() - 1;
+        // SAFETY: as in `at`.
+        unsafe { self.buf.get_unchecked_mut(i & mask) }
     }
 
     #[inline]
     fn first(&self) -> Option<Entry<E>> {
-        (self.len > 0).then(|| self.buf[self.head])
+        (self.len > 0).then(|| self.at(self.head))
     }
 
     #[inline]
@@ -193,6 +208,9 @@ pub struct EventQueue<E> {
     /// The near heap's first slot was popped and is to be refilled.
     hole: bool,
     far: MinHeap<E>,
+    /// The far heap's first key (`Key::LAST` when it is empty), kept here so that a pop
+    /// compares with it without looking into the heap.
+    far_first: Key,
     seq: u64,
     now: Time,
     popped: u64,
@@ -212,6 +230,7 @@ impl<E: Copy> EventQueue<E> {
             in_heap: false,
             hole: false,
             far: MinHeap::new(),
+            far_first: Key::LAST,
             seq: 0,
             now: 0,
             popped: 0,
@@ -258,7 +277,7 @@ impl<E: Copy> EventQueue<E> {
     pub fn schedule_key(&mut self, key: Key, ev: impl Into<E>) {
         let entry = Entry { key, ev: ev.into() };
         if key.time() >= self.now.saturating_add(NEAR) {
-            self.far.push(entry);
+            self.push_far(entry);
         } else if !self.in_heap {
             if self.ring.len == RING_MAX {
                 return self.to_heap(entry);
@@ -269,6 +288,12 @@ impl<E: Copy> EventQueue<E> {
         } else {
             self.near.push(entry);
         }
+    }
+
+    #[cold]
+    fn push_far(&mut self, entry: Entry<E>) {
+        self.far.push(entry);
+        self.far_first = self.far.first_key();
     }
 
     /// The ring is full: its entries (sorted, so already in heap order) and `entry` go to
@@ -300,43 +325,59 @@ impl<E: Copy> EventQueue<E> {
     /// Pop the next event if it is not later than `limit`.
     #[inline]
     pub fn pop_until(&mut self, limit: Time) -> Option<(Time, E)> {
+        if !self.in_heap {
+            if let Some(e) = self.ring.first() {
+                if e.key < self.far_first {
+                    if e.key.time() > limit {
+                        return None;
+                    }
+                    self.ring.remove_first();
+                    return Some(self.popped(e));
+                }
+            }
+            return self.pop_far(limit);
+        }
+        self.pop_heap(limit)
+    }
+
+    #[inline]
+    fn pop_heap(&mut self, limit: Time) -> Option<(Time, E)> {
         if std::mem::take(&mut self.hole) {
             self.near.remove_first();
             if self.near.data.len() < RING_AGAIN {
                 self.to_ring();
+                return self.pop_until(limit);
             }
         }
-        let near = if self.in_heap {
-            self.near.data.first().copied()
-        } else {
-            self.ring.first()
-        };
-        let far = self.far.first_key();
-        let e = match near {
-            Some(e) if e.key < far => {
+        match self.near.data.first().copied() {
+            Some(e) if e.key < self.far_first => {
                 if e.key.time() > limit {
                     return None;
                 }
-                if self.in_heap {
-                    self.hole = true;
-                } else {
-                    self.ring.remove_first();
-                }
-                e
+                self.hole = true;
+                Some(self.popped(e))
             }
-            _ => {
-                if far == Key::LAST || far.time() > limit {
-                    return None;
-                }
-                let e = self.far.data[0];
-                self.far.remove_first();
-                e
-            }
-        };
+            _ => self.pop_far(limit),
+        }
+    }
+
+    fn pop_far(&mut self, limit: Time) -> Option<(Time, E)> {
+        let far = self.far_first;
+        if far == Key::LAST || far.time() > limit {
+            return None;
+        }
+        let e = self.far.data[0];
+        self.far.remove_first();
+        self.far_first = self.far.first_key();
+        Some(self.popped(e))
+    }
+
+    #[inline(always)]
+    fn popped(&mut self, e: Entry<E>) -> (Time, E) {
         let time = e.key.time();
         self.now = time;
         self.popped += 1;
-        Some((time, e.ev))
+        (time, e.ev)
     }
 
     pub fn advance_to(&mut self, t: Time) {

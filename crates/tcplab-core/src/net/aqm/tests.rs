@@ -36,7 +36,7 @@ fn run(net: &mut Network, sends: &[(Time, u32, u32, Ecn)]) -> Vec<(Time, Packet)
             let Ev::Net(e) = ev else { unreachable!() };
             if let Some(c) = net.handle(t, e, q) {
                 assert!(c.delivered);
-                out.push((t, c.packet));
+                out.push((t, net.take_delivered(c.p)));
             }
         }
     };
