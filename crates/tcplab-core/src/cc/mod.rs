@@ -127,6 +127,19 @@ impl CcState {
     pub fn window(&self) -> f64 {
         crate::sim::floor(self.cwnd.min(self.rwnd))
     }
+
+    /// `window()` in whole segments, at least one: the segments the sender may have
+    /// outstanding (the same value as `window().max(1.0) as u64`, without the round trip
+    /// through floating point).
+    #[inline]
+    pub fn window_segments(&self) -> u64 {
+        let w = self.cwnd.min(self.rwnd);
+        if w >= 1.0 {
+            w as u64
+        } else {
+            1
+        }
+    }
 }
 
 /// What an arriving ACK tells the algorithm.
@@ -457,6 +470,37 @@ pub(crate) fn test_state(cwnd: f64, ssthresh: f64) -> CcState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn window_segments_is_the_window_as_a_count_of_at_least_one() {
+        let mut st = test_state(1.0, 1.0);
+        let odd = [
+            f64::NAN,
+            f64::NEG_INFINITY,
+            -3.5,
+            -0.0,
+            0.0,
+            0.4,
+            0.999,
+            1.0,
+            1.5,
+            2.999_999,
+            1e9 + 0.5,
+            9.1e15,
+            1e300,
+            f64::INFINITY,
+        ];
+        for &cwnd in &odd {
+            for &rwnd in &[f64::NAN, 0.5, 7.0, 1e20, f64::INFINITY] {
+                (st.cwnd, st.rwnd) = (cwnd, rwnd);
+                assert_eq!(
+                    st.window_segments(),
+                    st.window().max(1.0) as u64,
+                    "cwnd {cwnd} rwnd {rwnd}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn registry_creates_every_algorithm_by_name() {

@@ -208,9 +208,6 @@ pub struct EventQueue<E> {
     /// The near heap's first slot was popped and is to be refilled.
     hole: bool,
     far: MinHeap<E>,
-    /// The far heap's first key (`Key::LAST` when it is empty), kept here so that a pop
-    /// compares with it without looking into the heap.
-    far_first: Key,
     seq: u64,
     now: Time,
     popped: u64,
@@ -230,7 +227,6 @@ impl<E: Copy> EventQueue<E> {
             in_heap: false,
             hole: false,
             far: MinHeap::new(),
-            far_first: Key::LAST,
             seq: 0,
             now: 0,
             popped: 0,
@@ -277,7 +273,7 @@ impl<E: Copy> EventQueue<E> {
     pub fn schedule_key(&mut self, key: Key, ev: impl Into<E>) {
         let entry = Entry { key, ev: ev.into() };
         if key.time() >= self.now.saturating_add(NEAR) {
-            self.push_far(entry);
+            self.far.push(entry);
         } else if !self.in_heap {
             if self.ring.len == RING_MAX {
                 return self.to_heap(entry);
@@ -288,12 +284,6 @@ impl<E: Copy> EventQueue<E> {
         } else {
             self.near.push(entry);
         }
-    }
-
-    #[cold]
-    fn push_far(&mut self, entry: Entry<E>) {
-        self.far.push(entry);
-        self.far_first = self.far.first_key();
     }
 
     /// The ring is full: its entries (sorted, so already in heap order) and `entry` go to
@@ -325,59 +315,43 @@ impl<E: Copy> EventQueue<E> {
     /// Pop the next event if it is not later than `limit`.
     #[inline]
     pub fn pop_until(&mut self, limit: Time) -> Option<(Time, E)> {
-        if !self.in_heap {
-            if let Some(e) = self.ring.first() {
-                if e.key < self.far_first {
-                    if e.key.time() > limit {
-                        return None;
-                    }
-                    self.ring.remove_first();
-                    return Some(self.popped(e));
-                }
-            }
-            return self.pop_far(limit);
-        }
-        self.pop_heap(limit)
-    }
-
-    #[inline]
-    fn pop_heap(&mut self, limit: Time) -> Option<(Time, E)> {
         if std::mem::take(&mut self.hole) {
             self.near.remove_first();
             if self.near.data.len() < RING_AGAIN {
                 self.to_ring();
-                return self.pop_until(limit);
             }
         }
-        match self.near.data.first().copied() {
-            Some(e) if e.key < self.far_first => {
+        let near = if self.in_heap {
+            self.near.data.first().copied()
+        } else {
+            self.ring.first()
+        };
+        let far = self.far.first_key();
+        let e = match near {
+            Some(e) if e.key < far => {
                 if e.key.time() > limit {
                     return None;
                 }
-                self.hole = true;
-                Some(self.popped(e))
+                if self.in_heap {
+                    self.hole = true;
+                } else {
+                    self.ring.remove_first();
+                }
+                e
             }
-            _ => self.pop_far(limit),
-        }
-    }
-
-    fn pop_far(&mut self, limit: Time) -> Option<(Time, E)> {
-        let far = self.far_first;
-        if far == Key::LAST || far.time() > limit {
-            return None;
-        }
-        let e = self.far.data[0];
-        self.far.remove_first();
-        self.far_first = self.far.first_key();
-        Some(self.popped(e))
-    }
-
-    #[inline(always)]
-    fn popped(&mut self, e: Entry<E>) -> (Time, E) {
+            _ => {
+                if far == Key::LAST || far.time() > limit {
+                    return None;
+                }
+                let e = self.far.data[0];
+                self.far.remove_first();
+                e
+            }
+        };
         let time = e.key.time();
         self.now = time;
         self.popped += 1;
-        (time, e.ev)
+        Some((time, e.ev))
     }
 
     pub fn advance_to(&mut self, t: Time) {

@@ -330,7 +330,7 @@ impl Transport {
                 sack: tx.sack,
                 ecn: tx.ecn,
             });
-            if tx.kind == Kind::Data && fl.processing.is_some() {
+            if fl.processing.is_some() && tx.kind == Kind::Data {
                 self.delay_injection(now, f, p, env.q);
                 continue;
             }

@@ -118,7 +118,7 @@ impl Sender {
         if self.state != ConnState::Established {
             return;
         }
-        let wnd = self.st.window().max(1.0) as u64;
+        let wnd = self.st.window_segments();
         let limit = self.limit();
         let mut sent = false;
         let mut room = MAX_BURST;
