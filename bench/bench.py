@@ -37,7 +37,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
-CORE_BIN = ROOT / "target" / "release" / "examples" / "dumbbell"
+CORE_BIN = ROOT / "target" / "release" / "examples" / "dumbbell"  # --core-bin replaces it
 README = ROOT / "README.md"
 REPEATS = 3
 BEGIN, END = "<!-- bench:begin (written by make bench) -->", "<!-- bench:end -->"
@@ -191,7 +191,7 @@ def fmt_rate(x: float) -> str:
 
 def report(res: dict) -> str:
     date = res["date"]
-    L = [f"Measured {date} on {res['machine']} (`make bench`; commit {res['commit']}).", "",
+    L = [f"Measured {date} on {res['machine']} (`make bench`; commit {res['commit']}; {res['build']}).", "",
          "**Event loop** (dumbbell 10 Mb/s, 20 ms, 100-packet buffer, NewReno, 1000 B segments, an ACK per "
          "segment; packets forwarded per second of event loop, each link crossing counted; the best of "
          f"{REPEATS} alternating runs of each simulator, one at 1000 flows):", "",
@@ -251,13 +251,17 @@ def update_readme(text: str) -> None:
 
 
 def main() -> int:
+    global CORE_BIN
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="a tenth of the simulated time, 10^4 flows for scale")
     ap.add_argument("--readme", action="store_true", help="write the table into README.md")
     ap.add_argument("--skip-ns2", action="store_true")
     ap.add_argument("--skip-callgrind", action="store_true")
     ap.add_argument("--flows", type=int, nargs="+", default=[1, 10, 100, 1000])
+    ap.add_argument("--core-bin", type=Path, default=CORE_BIN, help="the core's dumbbell example to time")
+    ap.add_argument("--build", default="release build", help="how the core and the extension were built")
     args = ap.parse_args()
+    CORE_BIN = args.core_bin.resolve()
     if not Path("/usr/bin/time").exists():
         raise SystemExit("/usr/bin/time is missing (Debian package time)")
     if not CORE_BIN.exists():
@@ -266,7 +270,7 @@ def main() -> int:
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
                             text=True).stdout.strip() or "unknown"
     res = {"date": datetime.date.today().isoformat(), "commit": commit,
-           "machine": f"{os.cpu_count()} cores, {os.uname().machine}"}
+           "machine": f"{os.cpu_count()} cores, {os.uname().machine}", "build": args.build}
     with tempfile.TemporaryDirectory(prefix="tcplab-bench-") as t:
         tmp = Path(t)
         res["event_loop"] = event_loop(args.flows, args.quick, args.skip_ns2, skip_cg, tmp)

@@ -85,8 +85,10 @@ impl<E: Copy> MinHeap<E> {
             if child >= n {
                 break;
             }
-            if child + 1 < n && self.data[child + 1].key < self.data[child].key {
-                child += 1;
+            if child + 1 < n {
+                // Without a branch: which child is smaller is a coin toss the predictor
+                // cannot learn.
+                child += usize::from(self.data[child + 1].key < self.data[child].key);
             }
             let c = self.data[child];
             if x.key < c.key {
