@@ -61,7 +61,7 @@
 //! - State changes inside a NewReno recovery are logged at the next ACK after it.
 //! - ProbeRTT marks samples as app-limited through its own record (the segments sent from
 //!   its entry until the data then in flight is delivered), not the sender's.
-use super::linux::{param_in, param_int};
+use super::linux::{param_flag, param_in, param_int};
 use super::{check_params, AckSample, CcState, CongestionControl, Pacing, Params, RateSample, Signal};
 use crate::sim::{secs, to_secs, Time};
 
@@ -128,6 +128,13 @@ pub struct Bbr {
     full_bw_thresh: f64,
     full_bw_rounds: u32,
     quanta: f64,
+    lt_enabled: bool,
+    lt_intvl_min_rtts: u64,
+    lt_loss_thresh: f64,
+    lt_bw_ratio: f64,
+    /// bit/s.
+    lt_bw_diff: f64,
+    lt_bw_max_rtts: u64,
 
     mode: Mode,
     bw: MaxFilter,
@@ -152,8 +159,11 @@ pub struct Bbr {
     prior_cwnd: f64,
     restore_cwnd: bool,
     in_recovery: bool,
-    /// A loss was detected (fast retransmit or timeout) since the last rate sample.
-    loss_seen: bool,
+    /// The first round trip of a recovery: cwnd only keeps what is in flight plus what the
+    /// ACK delivered.
+    packet_conservation: bool,
+    /// The losses of the current ACK's rate sample, for its cwnd step.
+    ack_losses: u64,
     /// The backplane calls `on_recovery_ack` in this recovery (SACK recovery).
     sack_recovery: bool,
     /// After a timeout: segments still to be acknowledged before the loss state ends.
@@ -163,7 +173,22 @@ pub struct Bbr {
     cycle_offset: usize,
     redraw: bool,
     delivered: u64,
+    /// The connection's lost count and the time of its last delivery (from the samples).
+    lost: u64,
+    delivered_time: Time,
     in_flight: u64,
+    /// Long-term (policer) bandwidth: sampling an interval since the first loss, its round
+    /// trips, whether `lt_bw` (segments/s, 0 = none) replaces btl_bw, and the interval's
+    /// start (delivered and lost counts, time in whole milliseconds as the kernel's stamp).
+    lt_is_sampling: bool,
+    lt_rtt_cnt: u64,
+    lt_use_bw: bool,
+    lt_bw: f64,
+    lt_last_delivered: u64,
+    lt_last_lost: u64,
+    lt_last_stamp_ms: u64,
+    /// The connection restarted from idle; cleared by the next rate sample's model update.
+    idle_restart: bool,
     /// The pacing rate was set from an RTT (else from 1 ms: re-set at the first one).
     has_seen_rtt: bool,
     /// State changes not yet logged (logging needs the mutable hooks).
@@ -189,6 +214,12 @@ impl Bbr {
                 "full_bw_thresh",
                 "full_bw_rounds",
                 "quanta",
+                "lt_bw",
+                "lt_intvl_min_rtts",
+                "lt_loss_thresh",
+                "lt_bw_ratio",
+                "lt_bw_diff",
+                "lt_bw_max_rtts",
             ],
         )?;
         let high = 2.0 / std::f64::consts::LN_2;
@@ -206,6 +237,12 @@ impl Bbr {
         b.full_bw_thresh = param_in(N, params, "full_bw_thresh", 1.25, 1.0, 10.0)?;
         b.full_bw_rounds = param_int(N, params, "full_bw_rounds", 3, 1, 100)? as u32;
         b.quanta = param_int(N, params, "quanta", 3, 0, 100)? as f64;
+        b.lt_enabled = param_flag(N, params, "lt_bw", true)?;
+        b.lt_intvl_min_rtts = param_int(N, params, "lt_intvl_min_rtts", 4, 1, 1000)?;
+        b.lt_loss_thresh = param_in(N, params, "lt_loss_thresh", 50.0 / 256.0, 0.0, 1.0)?;
+        b.lt_bw_ratio = param_in(N, params, "lt_bw_ratio", 1.0 / 8.0, 0.0, 1.0)?;
+        b.lt_bw_diff = param_in(N, params, "lt_bw_diff", 4000.0, 0.0, 1e12)?;
+        b.lt_bw_max_rtts = param_int(N, params, "lt_bw_max_rtts", 48, 1, 100000)?;
         Ok(Box::new(b))
     }
 
@@ -223,6 +260,12 @@ impl Bbr {
             full_bw_thresh: 1.25,
             full_bw_rounds: 3,
             quanta: 3.0,
+            lt_enabled: true,
+            lt_intvl_min_rtts: 4,
+            lt_loss_thresh: 50.0 / 256.0,
+            lt_bw_ratio: 1.0 / 8.0,
+            lt_bw_diff: 4000.0,
+            lt_bw_max_rtts: 48,
             mode: Mode::Startup,
             bw: MaxFilter::default(),
             rtt_cnt: 0,
@@ -243,13 +286,24 @@ impl Bbr {
             prior_cwnd: 0.0,
             restore_cwnd: false,
             in_recovery: false,
-            loss_seen: false,
+            packet_conservation: false,
+            ack_losses: 0,
             sack_recovery: false,
             loss_left: None,
             cycle_offset: 0,
             redraw: true,
             delivered: 0,
+            lost: 0,
+            delivered_time: 0,
             in_flight: 0,
+            lt_is_sampling: false,
+            lt_rtt_cnt: 0,
+            lt_use_bw: false,
+            lt_bw: 0.0,
+            lt_last_delivered: 0,
+            lt_last_lost: 0,
+            lt_last_stamp_ms: 0,
+            idle_restart: false,
             has_seen_rtt: false,
             pending_log: Vec::new(),
         }
@@ -257,6 +311,15 @@ impl Bbr {
 
     fn max_bw(&self) -> f64 {
         self.bw.get()
+    }
+
+    /// The bandwidth the flow paces at and sizes cwnd for (Linux's bbr_bw).
+    fn bw(&self) -> f64 {
+        if self.lt_use_bw {
+            self.lt_bw
+        } else {
+            self.max_bw()
+        }
     }
 
     fn full_bw_reached(&self) -> bool {
@@ -299,7 +362,9 @@ impl Bbr {
     fn advance_cycle_phase(&mut self, now: Time) {
         self.cycle_idx = (self.cycle_idx + 1) % CYCLE_LEN;
         self.cycle_stamp = now;
-        self.pacing_gain = self.gains[self.cycle_idx];
+        // While lt_bw is in use the gain stays 1 (Linux 4.16's fix; 4.9 could keep a
+        // ProbeBW phase's gain set on leaving ProbeRTT, the cycle being frozen).
+        self.pacing_gain = if self.lt_use_bw { 1.0 } else { self.gains[self.cycle_idx] };
     }
 
     fn reset_probe_bw(&mut self, now: Time) {
@@ -325,7 +390,7 @@ impl Bbr {
                 .is_some_and(|(lo, hi)| rs.prior_delivered >= lo && rs.prior_delivered <= hi)
     }
 
-    fn update_bw(&mut self, rs: &RateSample) {
+    fn update_bw(&mut self, st: &CcState, rs: &RateSample) {
         self.round_start = false;
         if !rs.valid() {
             return;
@@ -334,6 +399,10 @@ impl Bbr {
             self.next_rtt_delivered = rs.total_delivered;
             self.rtt_cnt += 1;
             self.round_start = true;
+            self.packet_conservation = false;
+        }
+        if self.lt_enabled {
+            self.lt_bw_sampling(st, rs.losses, self.app_limited(rs));
         }
         let bw = rs.delivery_rate;
         if !self.app_limited(rs) || bw >= self.max_bw() {
@@ -341,10 +410,98 @@ impl Bbr {
         }
     }
 
-    fn update_cycle_phase(&mut self, st: &CcState, rs: &RateSample, losses: bool) {
-        if self.mode != Mode::ProbeBw {
+    /// Start a long-term sampling interval now.
+    fn reset_lt_interval(&mut self) {
+        self.lt_last_stamp_ms = self.delivered_time / 1_000_000;
+        self.lt_last_delivered = self.delivered;
+        self.lt_last_lost = self.lost;
+        self.lt_rtt_cnt = 0;
+    }
+
+    fn reset_lt_bw_sampling(&mut self) {
+        if self.lt_use_bw {
+            self.pending_log.push(("bbr_lt_bw_end", self.lt_bw));
+        }
+        self.lt_bw = 0.0;
+        self.lt_use_bw = false;
+        self.lt_is_sampling = false;
+        self.reset_lt_interval();
+    }
+
+    /// An interval ended with `bw` (segments/s): two in a row that agree within
+    /// `lt_bw_ratio` or `lt_bw_diff` mean a policer; their mean becomes lt_bw.
+    fn lt_bw_interval_done(&mut self, bw: f64, mss: u32) {
+        if self.lt_bw > 0.0 {
+            let diff = (bw - self.lt_bw).abs();
+            if diff <= self.lt_bw_ratio * self.lt_bw || diff * f64::from(mss) * 8.0 <= self.lt_bw_diff {
+                self.lt_bw = (bw + self.lt_bw) / 2.0;
+                self.lt_use_bw = true;
+                self.pacing_gain = 1.0;
+                self.lt_rtt_cnt = 0;
+                self.pending_log.push(("bbr_lt_bw_start", self.lt_bw));
+                return;
+            }
+        }
+        self.lt_bw = bw;
+        self.reset_lt_interval();
+    }
+
+    /// Linux's bbr_lt_bw_sampling: intervals of `lt_intvl_min_rtts` to 4 times as many
+    /// round trips that start at a loss and end at a loss with lost/delivered ≥
+    /// `lt_loss_thresh`; lt_bw is used for `lt_bw_max_rtts` ProbeBW rounds.
+    fn lt_bw_sampling(&mut self, st: &CcState, losses: u64, app_limited: bool) {
+        if self.lt_use_bw {
+            if self.mode == Mode::ProbeBw && self.round_start {
+                self.lt_rtt_cnt += 1;
+                if self.lt_rtt_cnt >= self.lt_bw_max_rtts {
+                    self.reset_lt_bw_sampling();
+                    self.reset_probe_bw(st.now);
+                }
+            }
             return;
         }
+        // The first loss starts sampling (a policer's bucket is then empty).
+        if !self.lt_is_sampling {
+            if losses == 0 {
+                return;
+            }
+            self.reset_lt_interval();
+            self.lt_is_sampling = true;
+        }
+        if app_limited {
+            self.reset_lt_bw_sampling();
+            return;
+        }
+        if self.round_start {
+            self.lt_rtt_cnt += 1;
+        }
+        if self.lt_rtt_cnt < self.lt_intvl_min_rtts {
+            return;
+        }
+        if self.lt_rtt_cnt > 4 * self.lt_intvl_min_rtts {
+            self.reset_lt_bw_sampling();
+            return;
+        }
+        if losses == 0 {
+            return;
+        }
+        let lost = self.lost - self.lt_last_lost;
+        let delivered = self.delivered - self.lt_last_delivered;
+        if delivered == 0 || (lost as f64) < self.lt_loss_thresh * delivered as f64 {
+            return;
+        }
+        let ms = (self.delivered_time / 1_000_000).saturating_sub(self.lt_last_stamp_ms);
+        if ms < 1 {
+            return;
+        }
+        self.lt_bw_interval_done(delivered as f64 / (ms as f64 * 1e-3), st.mss);
+    }
+
+    fn update_cycle_phase(&mut self, st: &CcState, rs: &RateSample) {
+        if self.mode != Mode::ProbeBw || self.lt_use_bw {
+            return;
+        }
+        let losses = rs.losses > 0;
         let full_length = to_secs(st.now.saturating_sub(self.cycle_stamp)) > self.min_rtt;
         let inflight = rs.prior_in_flight as f64;
         let next = if self.pacing_gain == 1.0 {
@@ -384,6 +541,7 @@ impl Bbr {
 
     fn update_min_rtt(&mut self, st: &CcState, rs: &RateSample) {
         let now = st.now;
+        let idle_restart = std::mem::take(&mut self.idle_restart);
         let expired = now > self.min_rtt_stamp.saturating_add(self.min_rtt_win);
         if let Some(rtt) = rs.rtt {
             if rtt <= self.min_rtt || expired {
@@ -391,7 +549,7 @@ impl Bbr {
                 self.min_rtt_stamp = now;
             }
         }
-        if self.probe_rtt_time > 0 && expired && self.mode != Mode::ProbeRtt {
+        if self.probe_rtt_time > 0 && expired && !idle_restart && self.mode != Mode::ProbeRtt {
             self.save_cwnd(st.cwnd);
             self.set_mode(Mode::ProbeRtt);
             self.pacing_gain = 1.0;
@@ -432,10 +590,12 @@ impl Bbr {
     /// The model update of one rate sample (Linux's bbr_update_model).
     fn update_model(&mut self, st: &CcState, rs: &RateSample) {
         self.delivered = rs.total_delivered;
+        self.lost = rs.total_lost;
+        self.delivered_time = rs.delivered_time;
         self.in_flight = rs.in_flight;
-        self.update_bw(rs);
-        let losses = std::mem::take(&mut self.loss_seen);
-        self.update_cycle_phase(st, rs, losses);
+        self.ack_losses = rs.losses;
+        self.update_bw(st, rs);
+        self.update_cycle_phase(st, rs);
         self.check_full_bw_reached(rs);
         self.check_drain(st, rs);
         self.update_min_rtt(st, rs);
@@ -448,18 +608,34 @@ impl Bbr {
         if !self.has_seen_rtt && st.srtt > 0.0 {
             self.init_pacing(st);
         }
-        let bw = self.max_bw();
+        let bw = self.bw();
         self.set_pacing_rate(st, bw * self.pacing_gain);
         if acked == 0 {
             return;
         }
-        let mut cwnd = st.cwnd;
+        let mut cwnd = self.deduct_losses(st.cwnd);
         if self.restore_cwnd {
             cwnd = cwnd.max(self.prior_cwnd);
             self.restore_cwnd = false;
         }
+        st.cwnd = self.grow(st, cwnd, acked as f64, bw);
+    }
+
+    /// The ACK's newly lost segments come off cwnd (an ACK releases at most twice what it
+    /// delivered: the loss deduction, then the growth).
+    fn deduct_losses(&mut self, cwnd: f64) -> f64 {
+        let losses = std::mem::take(&mut self.ack_losses);
+        if losses > 0 {
+            (cwnd - losses as f64).max(1.0)
+        } else {
+            cwnd
+        }
+    }
+
+    /// cwnd grown by `acked` towards the target (capped there once the pipe was full), at
+    /// least `min_cwnd`, at most `min_cwnd` in ProbeRTT.
+    fn grow(&self, st: &CcState, mut cwnd: f64, acked: f64, bw: f64) -> f64 {
         let target = self.target_cwnd(bw, self.cwnd_gain, st);
-        let acked = acked as f64;
         if self.full_bw_reached() {
             cwnd = (cwnd + acked).min(target);
         } else if cwnd < target || (self.delivered as f64) < st.init_cwnd {
@@ -469,7 +645,7 @@ impl Bbr {
         if self.mode == Mode::ProbeRtt {
             cwnd = cwnd.min(self.min_cwnd);
         }
-        st.cwnd = cwnd;
+        cwnd
     }
 
     fn set_pacing_rate(&mut self, st: &mut CcState, rate: f64) {
@@ -553,20 +729,25 @@ impl CongestionControl for Bbr {
         self.save_cwnd(st.cwnd);
         match signal {
             Signal::DupAcks => {
-                self.loss_seen = true;
                 // Packet conservation: the window is what is in flight, for a round trip
                 // that starts now.
                 self.in_recovery = true;
+                self.packet_conservation = true;
                 self.sack_recovery = false;
                 self.next_rtt_delivered = self.delivered;
                 st.cwnd = (self.in_flight as f64).max(1.0);
             }
             Signal::Timeout => {
-                self.loss_seen = true;
                 self.in_recovery = false;
+                self.packet_conservation = false;
                 self.loss_left = Some(st.flight);
                 self.full_bw = 0.0;
+                // The timeout ends a round and is a loss for the long-term sampling.
                 self.round_start = true;
+                if self.lt_enabled {
+                    self.lt_bw_sampling(st, 1, false);
+                }
+                self.housekeeping(st);
                 st.cwnd = 1.0;
             }
             // BBR v1 does not answer ECN or other notifications.
@@ -579,12 +760,42 @@ impl CongestionControl for Bbr {
     fn on_recovery_ack(&mut self, st: &mut CcState, ack: &AckSample) {
         self.sack_recovery = true;
         self.housekeeping(st);
-        let bw = self.max_bw();
+        let bw = self.bw();
         self.set_pacing_rate(st, bw * self.pacing_gain);
-        if let Some(rs) = ack.rate {
-            // Packet conservation for the whole recovery (see the departures).
-            st.cwnd = st.cwnd.max((rs.in_flight + rs.newly_delivered) as f64);
+        let Some(rs) = ack.rate else { return };
+        if rs.newly_delivered == 0 {
+            if self.mode == Mode::ProbeRtt {
+                st.cwnd = st.cwnd.min(self.min_cwnd);
+            }
+            return;
         }
+        let acked = rs.newly_delivered as f64;
+        let cwnd = self.deduct_losses(st.cwnd);
+        st.cwnd = if self.packet_conservation {
+            let c = cwnd.max(rs.in_flight as f64 + acked);
+            if self.mode == Mode::ProbeRtt {
+                c.min(self.min_cwnd)
+            } else {
+                c
+            }
+        } else {
+            self.grow(st, cwnd, acked, bw)
+        };
+    }
+
+    fn on_losses_marked(&mut self, total_delivered: u64, total_lost: u64) {
+        self.delivered = total_delivered;
+        self.lost = total_lost;
+    }
+
+    fn on_idle_restart(&mut self, st: &mut CcState) {
+        self.idle_restart = true;
+        if self.mode == Mode::ProbeBw {
+            // Restarting app-limited: pace at the estimate, no faster (gain 1).
+            let bw = self.bw();
+            self.set_pacing_rate(st, bw);
+        }
+        self.housekeeping(st);
     }
 
     fn on_recovery_exit(&mut self, st: &mut CcState) {
@@ -597,7 +808,7 @@ impl CongestionControl for Bbr {
             st.cwnd = st.cwnd.min(self.min_cwnd);
         }
         self.housekeeping(st);
-        let bw = self.max_bw();
+        let bw = self.bw();
         self.set_pacing_rate(st, bw * self.pacing_gain);
     }
 
@@ -615,6 +826,8 @@ impl CongestionControl for Bbr {
         out.push(("bbr_pacing_gain", self.pacing_gain));
         out.push(("bbr_cwnd_gain", self.cwnd_gain));
         out.push(("bbr_pacing_rate", self.pacing_rate));
+        out.push(("bbr_lt_bw", self.lt_bw));
+        out.push(("bbr_lt_use", f64::from(u8::from(self.lt_use_bw))));
     }
 }
 
@@ -637,6 +850,7 @@ mod tests {
             newly_delivered: 1,
             rtt: Some(rtt),
             is_app_limited: false,
+            ..RateSample::default()
         }
     }
 
@@ -753,11 +967,16 @@ mod tests {
             assert_eq!(step(&mut b, &mut st, 0.051, 10), (idx, 1.0));
         }
         assert_eq!(step(&mut b, &mut st, 0.101, 10), (0, 1.25));
-        // a fast retransmit: the next ACK ends the 5/4 phase if it lasted min_rtt
-        b.on_congestion(&mut st, Signal::DupAcks);
-        assert_eq!(step(&mut b, &mut st, 0.05, 10), (0, 1.25), "shorter than min_rtt");
-        b.on_congestion(&mut st, Signal::DupAcks);
-        assert_eq!(step(&mut b, &mut st, 0.06, 10), (1, 0.75));
+        // a sample with losses ends the 5/4 phase if it lasted min_rtt
+        let mut lossy = |b: &mut Bbr, st: &mut CcState, dt: f64| {
+            t += dt;
+            let mut r = rs(490.0, 500, total + 1, (10, 10), 0.1);
+            r.losses = 1;
+            feed(b, st, t, r);
+            (b.cycle_idx, b.pacing_gain)
+        };
+        assert_eq!(lossy(&mut b, &mut st, 0.05), (0, 1.25), "shorter than min_rtt");
+        assert_eq!(lossy(&mut b, &mut st, 0.06), (1, 0.75));
         // the start phase is random, never the 3/4 one: idx 7 − r + 1, r ∈ [0, 7)
         let mut seen = [0u32; CYCLE_LEN];
         for seed in 0..400 {
@@ -853,15 +1072,16 @@ mod tests {
         assert!(f.get() < 1000.0 && f.get() >= 502.0, "{}", f.get());
         // app-limited samples only count when they raise the estimate
         let mut b = Bbr::new();
+        let st = test_state(10.0, 1e9);
         let mut r = rs(300.0, 0, 10, (10, 10), 0.1);
-        b.update_bw(&r);
+        b.update_bw(&st, &r);
         r.is_app_limited = true;
         r.delivery_rate = 100.0;
         r.prior_delivered = 10;
-        b.update_bw(&r);
+        b.update_bw(&st, &r);
         assert_eq!(b.max_bw(), 300.0);
         r.delivery_rate = 350.0;
-        b.update_bw(&r);
+        b.update_bw(&st, &r);
         assert_eq!(b.max_bw(), 350.0);
     }
 
