@@ -1124,7 +1124,7 @@ mod tests {
     }
 
     #[test]
-    fn sack_recovery_conserves_packets() {
+    fn sack_recovery_conserves_packets_for_a_round_then_grows_minus_the_losses() {
         let mut b = Bbr::new();
         let mut st = test_state(10.0, 1e9);
         let total = through_startup(&mut b, &mut st); // 600 delivered, Drain, 490/s, 0.1 s
@@ -1148,26 +1148,234 @@ mod tests {
         ack(&mut b, &mut st, 0.61, rs(490.0, 550, d + 1, (63, 60), 0.1), true);
         b.on_congestion(&mut st, Signal::DupAcks);
         assert_eq!((st.cwnd, b.prior_cwnd, b.next_rtt_delivered), (60.0, 100.0, d + 1));
-        // cwnd = max(cwnd, pipe + delivered), never lower
-        let a = ack(&mut b, &mut st, 0.62, rs(490.0, 560, d + 3, (60, 58), 0.1), true);
+        // the ACK's newly lost segments come off, then cwnd = max(cwnd, pipe + delivered):
+        // 60 - 2 = 58, max(58, 58 + 1)
+        let mut r = rs(490.0, 560, d + 3, (60, 58), 0.1);
+        r.losses = 2;
+        let a = ack(&mut b, &mut st, 0.62, r, true);
         b.on_recovery_ack(&mut st, &a);
-        assert_eq!(st.cwnd, 60.0, "max(60, 58 + 2)");
-        let mut r = rs(490.0, 570, d + 4, (60, 62), 0.1);
-        r.newly_delivered = 1;
-        let a = ack(&mut b, &mut st, 0.63, r, true);
+        assert_eq!(st.cwnd, 59.0);
+        let a = ack(&mut b, &mut st, 0.63, rs(490.0, 570, d + 4, (60, 62), 0.1), true);
+        b.on_recovery_ack(&mut st, &a);
+        assert_eq!(st.cwnd, 63.0, "max(59, 62 + 1)");
+        // an ACK that delivers nothing changes nothing, losses or not
+        let mut r = rs(490.0, 570, d + 4, (62, 61), 0.1);
+        (r.newly_delivered, r.losses) = (0, 1);
+        let a = ack(&mut b, &mut st, 0.64, r, true);
         b.on_recovery_ack(&mut st, &a);
         assert_eq!(st.cwnd, 63.0);
-        // a segment sent after the recovery began is delivered: the round ends (4.9 would
-        // now grow cwnd by 6 towards the target), conservation goes on: max(63, 55 + 6)
+        // a segment sent after the recovery began is delivered: the round ends and with it
+        // the conservation; cwnd grows by the 6 delivered towards the target (104) after
+        // the deduction of the 1 lost: 63 - 1 + 6
         let mut r = rs(490.0, d + 1, d + 10, (62, 55), 0.1);
-        r.newly_delivered = 6;
+        (r.newly_delivered, r.losses) = (6, 1);
         let a = ack(&mut b, &mut st, 0.7, r, false);
         b.on_recovery_ack(&mut st, &a);
-        assert!(b.round_start);
-        assert_eq!(st.cwnd, 63.0);
+        assert!(b.round_start && !b.packet_conservation);
+        assert_eq!(st.cwnd, 68.0);
         // the end: back to the window before the loss
         b.on_recovery_exit(&mut st);
         assert_eq!(st.cwnd, 100.0);
+        // outside recovery a lossy ACK takes its losses off too: min(100 - 3 + 1, 104)
+        let mut r = rs(490.0, d + 10, d + 11, (60, 59), 0.1);
+        r.losses = 3;
+        feed(&mut b, &mut st, 0.71, r);
+        assert_eq!(st.cwnd, 98.0);
+    }
+
+    /// One round trip's sample: the segment sent at delivered count `prior` (the previous
+    /// round's end) is delivered with `total`, when `lost` segments were marked lost so far,
+    /// `losses` of them since the previous sample, at `t` seconds (the delivery time).
+    fn round(prior: u64, total: u64, lost: u64, losses: u64, t: f64) -> RateSample {
+        let mut r = rs(490.0, prior, total, (56, 56), 0.1);
+        (r.total_lost, r.losses, r.delivered_time) = (lost, losses, secs(t));
+        r
+    }
+
+    /// In ProbeBW at gain 1 (phase 6), 600 delivered, round 6 ended at 0.6 s.
+    fn in_probe_bw(b: &mut Bbr, st: &mut CcState) {
+        let total = through_startup(b, st);
+        b.cycle_offset = 2;
+        feed(b, st, 0.6, rs(490.0, 500, total, (56, 56), 0.1));
+        assert_eq!((b.mode, b.cycle_idx, b.pacing_gain), (Mode::ProbeBw, 6, 1.0));
+        assert_eq!(b.next_rtt_delivered, 600);
+    }
+
+    /// Interval A of the long-term sampling: starts with the first loss at 0.8 s (800
+    /// delivered, 1 lost) and ends at 1.2 s: 400 delivered in 0.4 s = 1000/s, 80 lost.
+    fn interval_a(b: &mut Bbr, st: &mut CcState) {
+        feed(b, st, 0.7, round(600, 700, 0, 0, 0.7));
+        assert!(!b.lt_is_sampling, "no loss, no sampling");
+        feed(b, st, 0.8, round(700, 800, 1, 1, 0.8));
+        assert_eq!(
+            (b.lt_is_sampling, b.lt_rtt_cnt, b.lt_last_delivered, b.lt_last_lost, b.lt_last_stamp_ms),
+            (true, 1, 800, 1, 800),
+            "the loss's own round counts"
+        );
+        feed(b, st, 0.9, round(800, 900, 10, 9, 0.9));
+        feed(b, st, 1.0, round(900, 1000, 30, 20, 1.0));
+        // round 4 at 1.1 s: 300 delivered, 58 lost < 50/256 · 300 = 58.6: not yet
+        feed(b, st, 1.1, round(1000, 1100, 59, 29, 1.1));
+        assert_eq!((b.lt_rtt_cnt, b.lt_bw), (4, 0.0));
+        // round 5: 400 delivered, 80 lost ≥ 78.1: the interval ends
+        feed(b, st, 1.2, round(1100, 1200, 81, 22, 1.2));
+        assert_eq!(
+            (b.lt_bw, b.lt_use_bw, b.lt_rtt_cnt, b.lt_last_delivered, b.lt_last_lost, b.lt_last_stamp_ms),
+            (1000.0, false, 0, 1200, 81, 1200)
+        );
+    }
+
+    /// Interval B: four rounds of `per_round` segments from 1.2 s to 1.6 s, `lost` marked
+    /// lost in all at the end.
+    fn interval_b(b: &mut Bbr, st: &mut CcState, per_round: u64, lost: u64) {
+        let lost = [90, 100, 120, lost];
+        for k in 0..4u64 {
+            let t = 1.3 + 0.1 * k as f64;
+            let prior = 1200 + k * per_round;
+            let l = lost[k as usize];
+            let prev = if k == 0 { 81 } else { lost[k as usize - 1] };
+            feed(b, st, t, round(prior, prior + per_round, l, l - prev, t));
+        }
+    }
+
+    #[test]
+    fn long_term_bandwidth_is_used_after_two_lossy_intervals_that_agree() {
+        let mut b = Bbr::new();
+        let mut st = test_state(10.0, 1e9);
+        in_probe_bw(&mut b, &mut st);
+        interval_a(&mut b, &mut st);
+        // B: 4 · 105 delivered in 0.4 s = 1050/s, |1050 − 1000| ≤ 1000/8; 164 − 81 = 83 lost
+        // ≥ 50/256 · 420 = 82.03: a policer; lt_bw = (1000 + 1050) / 2
+        interval_b(&mut b, &mut st, 105, 164);
+        assert_eq!((b.lt_use_bw, b.lt_bw, b.lt_rtt_cnt), (true, 1025.0, 0));
+        assert!(st.log.contains(&("bbr_lt_bw_start", 1025.0)), "{:?}", st.log);
+        // pacing at lt_bw with gain 1 (btl_bw is still 490), cwnd towards 2 · lt_bw · min_rtt
+        assert_eq!((b.pacing_gain, b.max_bw()), (1.0, 490.0));
+        assert_eq!(st.pacing, Pacing::Rate(1025.0));
+        assert_eq!(b.target_cwnd(b.bw(), b.cwnd_gain, &st), 212.0, "205 + 3 · 2, even");
+        let mut out = vec![];
+        b.samples(&mut out);
+        assert!(out.contains(&("bbr_lt_bw", 1025.0)) && out.contains(&("bbr_lt_use", 1.0)));
+        // 48 ProbeBW rounds later lt_bw ends and gain cycling restarts; meanwhile the
+        // cycle stays where it was (each round is longer than min_rtt)
+        let idx = b.cycle_idx;
+        let mut d = 1620;
+        st.log.clear();
+        for k in 1..=48u64 {
+            let t = 1.6 + 0.11 * k as f64;
+            feed(&mut b, &mut st, t, round(d, d + 100, 200, 0, t));
+            d += 100;
+            if k < 48 {
+                assert_eq!((b.lt_use_bw, b.lt_rtt_cnt, b.cycle_idx), (true, k, idx), "round {k}");
+            }
+        }
+        assert_eq!((b.lt_use_bw, b.lt_bw, b.lt_is_sampling), (false, 0.0, false));
+        assert_eq!(st.log, vec![("bbr_lt_bw_end", 1025.0)]);
+        assert_ne!(b.cycle_idx, 1);
+        assert_eq!(b.pacing_gain, b.gains[b.cycle_idx]);
+        assert_eq!(st.pacing, Pacing::Rate(490.0 * b.pacing_gain));
+    }
+
+    #[test]
+    fn long_term_sampling_restarts_when_intervals_disagree_run_out_of_data_or_last_too_long() {
+        let mut b = Bbr::new();
+        let mut st = test_state(10.0, 1e9);
+        in_probe_bw(&mut b, &mut st);
+        interval_a(&mut b, &mut st);
+        // B at 1200/s (480 in 0.4 s, 175 − 81 = 94 lost ≥ 50/256 · 480 = 93.75): 200 > 1000/8
+        // and 200/s · 8000 bit = 1.6 Mb/s > 4 kb/s: B becomes the first interval of a new pair
+        interval_b(&mut b, &mut st, 120, 175);
+        assert_eq!((b.lt_use_bw, b.lt_bw, b.lt_last_delivered, b.lt_rtt_cnt), (false, 1200.0, 1680, 0));
+        // with lt_bw_diff = 2 Mb/s the same two intervals agree: (1000 + 1200) / 2
+        let mut c = Bbr::new();
+        c.lt_bw_diff = 2e6;
+        let mut st2 = test_state(10.0, 1e9);
+        in_probe_bw(&mut c, &mut st2);
+        interval_a(&mut c, &mut st2);
+        interval_b(&mut c, &mut st2, 120, 175);
+        assert_eq!((c.lt_use_bw, c.lt_bw), (true, 1100.0));
+        // an app-limited sample while sampling resets everything
+        let mut r = round(1680, 1700, 176, 1, 1.7);
+        r.is_app_limited = true;
+        feed(&mut b, &mut st, 1.7, r);
+        assert_eq!((b.lt_is_sampling, b.lt_bw, b.lt_rtt_cnt), (false, 0.0, 0));
+        // a new loss starts sampling; 16 rounds without an interval end (no losses) are the
+        // most an interval may last: the 17th resets
+        feed(&mut b, &mut st, 1.8, round(1700, 1800, 177, 1, 1.8));
+        assert_eq!((b.lt_is_sampling, b.lt_rtt_cnt), (true, 1));
+        let mut d = 1800;
+        for k in 2..=17u64 {
+            let t = 1.8 + 0.1 * (k - 1) as f64;
+            feed(&mut b, &mut st, t, round(d, d + 100, 177, 0, t));
+            d += 100;
+            assert_eq!(b.lt_is_sampling, k <= 16, "round {k}");
+        }
+        // lt_bw = 0 turns it off: interval A and B (1050/s) never engage it
+        let mut c = Bbr::new();
+        c.lt_enabled = false;
+        let mut st2 = test_state(10.0, 1e9);
+        in_probe_bw(&mut c, &mut st2);
+        for (k, lost) in [1u64, 40, 81, 120, 164, 200].iter().enumerate() {
+            let t = 0.8 + 0.1 * k as f64;
+            let prior = 700 + 100 * k as u64;
+            feed(&mut c, &mut st2, t, round(prior, prior + 100, *lost, 30, t));
+        }
+        assert!(!c.lt_is_sampling && !c.lt_use_bw);
+    }
+
+    #[test]
+    fn a_timeout_ends_a_round_with_a_loss_for_the_long_term_sampling() {
+        let mut b = Bbr::new();
+        let mut st = test_state(10.0, 1e9);
+        in_probe_bw(&mut b, &mut st);
+        interval_a(&mut b, &mut st);
+        // three rounds of B (315 delivered by 1.5 s), then a timeout at 1.9 s marks 60
+        // outstanding segments lost: the fourth round, 120 − 81 + 60 = 99 lost ≥ 50/256 ·
+        // 315 = 61.5; the rate is over the time of the last delivery (1.5 s): 315 / 0.3
+        for (k, lost) in [90u64, 100, 120].iter().enumerate() {
+            let t = 1.3 + 0.1 * k as f64;
+            let prior = 1200 + 105 * k as u64;
+            feed(&mut b, &mut st, t, round(prior, prior + 105, *lost, 10, t));
+        }
+        assert_eq!((b.lt_rtt_cnt, b.lt_bw), (3, 1000.0));
+        st.now = secs(1.9);
+        st.flight = 60;
+        b.on_losses_marked(1515, 180);
+        b.on_congestion(&mut st, Signal::Timeout);
+        assert_eq!((b.lt_use_bw, b.lt_bw), (true, (1000.0 + 1050.0) / 2.0));
+        assert!(st.log.contains(&("bbr_lt_bw_start", 1025.0)));
+        assert_eq!((st.cwnd, b.full_bw), (1.0, 0.0));
+    }
+
+    #[test]
+    fn idle_restart_paces_at_the_estimate_in_probe_bw_and_skips_a_probe_rtt() {
+        let mut b = Bbr::new();
+        let mut st = test_state(10.0, 1e9);
+        // Startup: the restart changes no rate
+        st.srtt = 0.1;
+        b.init(&mut st);
+        let before = st.pacing;
+        b.on_idle_restart(&mut st);
+        assert!(b.idle_restart);
+        assert_eq!(st.pacing, before);
+        // ProbeBW in the 5/4 phase: the restart paces at btl_bw (the gain stays)
+        let mut b = Bbr::new();
+        let mut st = test_state(10.0, 1e9);
+        let total = through_startup(&mut b, &mut st);
+        b.cycle_offset = 0;
+        feed(&mut b, &mut st, 0.6, rs(490.0, 500, total, (56, 56), 0.1));
+        assert_eq!(st.pacing, Pacing::Rate(490.0 * 1.25));
+        b.on_idle_restart(&mut st);
+        assert_eq!((st.pacing, b.pacing_rate, b.pacing_gain), (Pacing::Rate(490.0), 490.0, 1.25));
+        // the min_rtt filter expired (last new minimum at 0.6 s): the sample that follows the
+        // restart does not enter ProbeRTT, and clears the restart
+        let mut r = rs(490.0, 600, 601, (1, 1), 0.1);
+        r.rtt = None;
+        feed(&mut b, &mut st, 10.7, r);
+        assert_eq!((b.mode, b.idle_restart), (Mode::ProbeBw, false));
+        r.total_delivered = 602;
+        feed(&mut b, &mut st, 10.71, r);
+        assert_eq!(b.mode, Mode::ProbeRtt);
     }
 
     #[test]
@@ -1183,6 +1391,24 @@ mod tests {
         assert!(create("bbr", &p).err().unwrap().contains("integer"));
         let mut p = Params::new();
         p.insert("probe_rtt_time".into(), 0.0);
+        assert!(create("bbr", &p).is_ok());
+        for (k, v, allowed) in [
+            ("lt_bw", 0.5, "must be 0 or 1"),
+            ("lt_intvl_min_rtts", 0.0, "must be an integer in [1, 1000]"),
+            ("lt_loss_thresh", 1.5, "must be in [0, 1]"),
+            ("lt_bw_ratio", -0.1, "must be in [0, 1]"),
+            ("lt_bw_diff", -1.0, "must be in [0, 1000000000000]"),
+            ("lt_bw_max_rtts", 0.0, "must be an integer in [1, 100000]"),
+        ] {
+            let mut p = Params::new();
+            p.insert(k.into(), v);
+            let e = create("bbr", &p).err().unwrap();
+            assert!(e.starts_with(&format!("bbr: {k} = {v}")) && e.ends_with(allowed), "{e}");
+        }
+        let mut p = Params::new();
+        for (k, v) in [("lt_bw", 0.0), ("lt_intvl_min_rtts", 8.0), ("lt_loss_thresh", 0.25)] {
+            p.insert(k.into(), v);
+        }
         assert!(create("bbr", &p).is_ok());
     }
 }

@@ -420,6 +420,100 @@ mod tests {
     }
 
     #[test]
+    fn losses_count_each_transmission_once_and_samples_report_them_once() {
+        let mut r = RateSampler::default();
+        for s in 0..8 {
+            r.sent(s, ms(0.0), s, false);
+        }
+        // 3..6 SACKed: with dupthresh 3 the boundary is 3, so 0, 1, 2 are lost
+        let mut b = SackBlocks::default();
+        b.blocks[0] = (3, 6);
+        b.n = 1;
+        r.sacked(&b, 8);
+        r.lost_below(3);
+        let a = r.on_ack(ms(10.0), 0, 0, 8, true, 0.0);
+        assert_eq!((a.losses, a.total_lost), (3, 3));
+        // nothing new: no losses reported again; a mark of a marked segment counts nothing
+        r.lost_below(3);
+        r.mark_lost(1);
+        let a = r.on_ack(ms(11.0), 0, 0, 8, true, 0.0);
+        assert_eq!((a.losses, a.total_lost), (0, 3));
+        // 1 is retransmitted and found lost again (by the scoreboard's count): one more;
+        // the SACKed 4 and the delivered-nothing 9 are not segments that can be lost
+        r.sent(1, ms(12.0), 8, true);
+        r.lost_again(1);
+        r.mark_lost(4);
+        r.mark_lost(9);
+        let a = r.on_ack(ms(13.0), 0, 0, 8, true, 0.0);
+        assert_eq!((a.losses, a.total_lost), (1, 4));
+        // a timeout: every outstanding segment not delivered and not yet marked since its
+        // last transmission: 1 (retransmitted at 12 ms), 6, 7; reported with the counts at
+        // once, not by the next sample
+        assert_eq!(r.timeout(8), (3, 7));
+        r.sent(0, ms(20.0), 8, true);
+        let a = r.on_ack(ms(30.0), 0, 1, 8, true, 0.0);
+        assert_eq!((a.losses, a.total_lost, a.delivered_time), (0, 7, ms(30.0)));
+        // without SACK the sender marks the head at a fast retransmit
+        r.sent(8, ms(31.0), 7, false);
+        r.mark_lost(8);
+        assert_eq!(r.on_ack(ms(32.0), 1, 1, 7, true, 0.0).losses, 1);
+    }
+
+    /// An algorithm that only counts the sender's idle-restart calls.
+    struct Restarts(std::sync::Arc<std::sync::atomic::AtomicU32>);
+
+    impl crate::cc::CongestionControl for Restarts {
+        fn name(&self) -> &'static str {
+            "restarts"
+        }
+        fn wants_rate_samples(&self) -> bool {
+            true
+        }
+        fn on_idle_restart(&mut self, st: &mut crate::cc::CcState) {
+            assert_eq!(st.flight, 0);
+            self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    #[test]
+    fn the_sender_restarts_from_idle_when_an_app_limited_connection_gets_new_data() {
+        use crate::scenario::TcpSpec;
+        use crate::tcp::sender::SenderConfig;
+        use crate::tcp::Kind;
+        use std::sync::atomic::Ordering::Relaxed;
+        let make = |w: f64| {
+            let tcp = TcpSpec {
+                init_cwnd: w,
+                init_ssthresh: 1e9,
+                tick: 0.0,
+                ..TcpSpec::default()
+            };
+            let n = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+            let cfg = SenderConfig::from_spec(&tcp, None);
+            (Sender::new(cfg, &tcp, Box::new(Restarts(n.clone()))), n)
+        };
+        // a bulk transfer whose window is all acknowledged (cwnd 1) sends on: no restart
+        let (mut s, n) = make(1.0);
+        let mut out = vec![];
+        s.start(0, &mut out);
+        s.on_ack(ms(40.0), Kind::Ack, 1, 0, &mut out);
+        assert_eq!((out.len(), n.load(Relaxed)), (3, 0));
+        // the application offers 2 segments (window 4): they leave, are acknowledged, the
+        // connection is idle; nothing to send is no restart either
+        let (mut s, n) = make(4.0);
+        s.app_limit = Some(2);
+        let mut out = vec![];
+        s.start(0, &mut out);
+        s.on_ack(ms(40.0), Kind::Ack, 2, 0, &mut out);
+        assert_eq!((out.len(), s.snd_una, n.load(Relaxed)), (2, 2, 0));
+        // it offers 3 more at 1 s: one restart, then the window is not empty any more
+        s.app_limit = Some(5);
+        s.try_send(ms(1000.0), &mut out);
+        s.try_send(ms(1000.0), &mut out);
+        assert_eq!((out.len(), n.load(Relaxed)), (5, 1));
+    }
+
+    #[test]
     fn only_algorithms_that_ask_get_a_sampler() {
         use crate::scenario::TcpSpec;
         use crate::tcp::sender::SenderConfig;
