@@ -779,7 +779,11 @@ impl CongestionControl for Bbr {
                 c
             }
         } else {
-            self.grow(st, cwnd, acked, bw)
+            // The sender's SACK recovery does not pace: the growth stops at what pacing
+            // at pacing_gain · bw keeps in flight (see the departures).
+            let paced = self.target_cwnd(bw, self.pacing_gain, st);
+            let conserved = cwnd.max(rs.in_flight as f64 + acked);
+            self.grow(st, cwnd, acked, bw).min(paced.max(conserved))
         };
     }
 
@@ -1173,11 +1177,24 @@ mod tests {
         b.on_recovery_ack(&mut st, &a);
         assert!(b.round_start && !b.packet_conservation);
         assert_eq!(st.cwnd, 68.0);
+        // 4.9 would go on to 68 + 10 = 78; here the growth stops at what pacing at the
+        // 5/4 phase's rate keeps in flight: ceil(1.25 · 490 · 0.1) + 3 · 2 = 68
+        let mut r = rs(490.0, d + 2, d + 20, (55, 50), 0.1);
+        r.newly_delivered = 10;
+        let a = ack(&mut b, &mut st, 0.71, r, false);
+        b.on_recovery_ack(&mut st, &a);
+        assert_eq!((b.pacing_gain, st.cwnd), (1.25, 68.0));
+        // never below what conservation would keep: 80 in flight after 10 delivered
+        let mut r = rs(490.0, d + 3, d + 30, (85, 80), 0.1);
+        r.newly_delivered = 10;
+        let a = ack(&mut b, &mut st, 0.72, r, false);
+        b.on_recovery_ack(&mut st, &a);
+        assert_eq!(st.cwnd, 78.0, "min(68 + 10, max(68, 80 + 10))");
         // the end: back to the window before the loss
         b.on_recovery_exit(&mut st);
         assert_eq!(st.cwnd, 100.0);
         // outside recovery a lossy ACK takes its losses off too: min(100 - 3 + 1, 104)
-        let mut r = rs(490.0, d + 10, d + 11, (60, 59), 0.1);
+        let mut r = rs(490.0, d + 10, d + 31, (60, 59), 0.1);
         r.losses = 3;
         feed(&mut b, &mut st, 0.71, r);
         assert_eq!(st.cwnd, 98.0);
