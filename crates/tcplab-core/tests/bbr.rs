@@ -168,8 +168,13 @@ fn lossy_path(loss: f64, limit: u32, params: Value, duration: f64) -> String {
 
 /// The samples of flow 0 in ProbeBW with lt_bw in use, and its lt_bw start and end events.
 fn lt_in_use(out: &RunOutput) -> (Vec<usize>, usize, usize) {
-    let (lt_use, state) = (flow_series(out, 0, "bbr_lt_use", 0.0), flow_series(out, 0, "bbr_state", 0.0));
-    let on = (0..lt_use.len()).filter(|&i| lt_use[i] == 1.0 && state[i] == 2.0).collect();
+    let (lt_use, state) = (
+        flow_series(out, 0, "bbr_lt_use", 0.0),
+        flow_series(out, 0, "bbr_state", 0.0),
+    );
+    let on = (0..lt_use.len())
+        .filter(|&i| lt_use[i] == 1.0 && state[i] == 2.0)
+        .collect();
     let ev = events(out, 0);
     let count = |name: &str| ev.iter().filter(|(n, _)| n == name).count();
     (on, count("bbr_lt_bw_start"), count("bbr_lt_bw_end"))
@@ -186,7 +191,12 @@ fn heavy_random_loss_engages_the_long_term_bandwidth() {
     let lt_bw = flow_series(&out, 0, "bbr_lt_bw", 0.0);
     let gain = flow_series(&out, 0, "bbr_pacing_gain", 0.0);
     let pacing = flow_series(&out, 0, "bbr_pacing_rate", 0.0);
-    assert!(on.len() * 4 >= lt_bw.len(), "lt_bw in use in {} of {} samples", on.len(), lt_bw.len());
+    assert!(
+        on.len() * 4 >= lt_bw.len(),
+        "lt_bw in use in {} of {} samples",
+        on.len(),
+        lt_bw.len()
+    );
     assert!(starts >= 2 && ends >= 1, "{starts} starts, {ends} ends");
     // in use it sets the pacing rate exactly, at gain 1, and it is a rate the path delivered
     for &i in &on {
@@ -212,7 +222,10 @@ fn the_long_term_bandwidth_stays_off_without_heavy_loss() {
         let (_, starts, _) = lt_in_use(&out);
         let retx = out.flows.f64s("retransmits")[0];
         assert!(retx > 0.0, "loss {loss}, buffer {limit}: no loss at all");
-        assert!(lt_use.iter().all(|&u| u == 0.0) && starts == 0, "loss {loss}, buffer {limit}");
+        assert!(
+            lt_use.iter().all(|&u| u == 0.0) && starts == 0,
+            "loss {loss}, buffer {limit}"
+        );
         let util = goodputs(&out)[0] / PAYLOAD_BPS;
         assert!(util >= 0.9, "loss {loss}, buffer {limit}: utilisation {util}");
     }

@@ -14,8 +14,8 @@
 //! - States: Startup (pacing and cwnd gain 2/ln 2 = 2.885) until btl_bw grew less than 25 %
 //!   in 3 rounds (non-app-limited round starts); Drain (pacing gain 1/2.885) until the
 //!   segments in flight ≤ BDP; ProbeBW cycling pacing gains 5/4, 3/4, 1, 1, 1, 1, 1, 1 (a
-//!   phase lasts min_rtt; the 5/4 phase goes on until in flight reaches 5/4·BDP or a loss, the 3/4
-//!   phase ends early once in flight ≤ BDP), starting at a random phase other than 3/4
+//!   phase lasts min_rtt; the 5/4 phase goes on until in flight reaches 5/4·BDP or a
+//!   sample reports losses, the 3/4 phase ends early once in flight ≤ BDP), starting at a random phase other than 3/4
 //!   drawn from the connection's stream `st.rng`; ProbeRTT: cwnd = `min_cwnd` (4) until
 //!   `probe_rtt_time` (200 ms) and one round trip have passed with in flight ≤ 4, then
 //!   the cwnd before it is restored and Startup (if the pipe was never full) or ProbeBW
@@ -29,36 +29,63 @@
 //!   at most 127 segments), rounded up to even; init_cwnd while min_rtt is unknown. cwnd
 //!   grows by the acknowledged segments towards it (without a cap before the pipe is full),
 //!   at least `min_cwnd`.
-//! - Loss: BBR keeps its model; ssthresh stays "infinite" (2^31 − 1). Entering fast
-//!   recovery saves cwnd, sets it to the segments in flight and starts a round trip; then
-//!   cwnd = max(cwnd, in flight + delivered by the ACK) (packet conservation; with SACK in
-//!   `on_recovery_ack`, without it through NewReno's inflation); leaving it restores
-//!   max(cwnd, saved). A timeout saves cwnd, sets it to 1 and restarts the full-
-//!   pipe estimate; once the data outstanding at the timeout is acknowledged the saved
-//!   cwnd is restored.
+//! - Loss: BBR keeps its model; ssthresh stays "infinite" (2^31 − 1). Each ACK's newly lost
+//!   segments (the rate sample's `losses`, counted by the sender's loss detection) come off
+//!   cwnd before its growth. Entering fast recovery saves cwnd, sets it to the segments in
+//!   flight and starts a round trip; for that round trip cwnd = max(cwnd, in flight +
+//!   delivered by the ACK) (packet conservation), then it grows again towards the target
+//!   (with SACK in `on_recovery_ack`; without it NewReno's inflation governs); leaving
+//!   recovery restores max(cwnd, saved). A timeout saves cwnd, sets it to 1, restarts the
+//!   full-pipe estimate and ends a round with a loss for lt_bw; once the data outstanding
+//!   at the timeout is acknowledged the saved cwnd is restored.
+//! - Long-term (policer) bandwidth lt_bw: from the first loss, sampling intervals of at
+//!   least `lt_intvl_min_rtts` (4) and at most 4 times as many round trips, each ending at
+//!   a loss once lost/delivered over it ≥ `lt_loss_thresh` (50/256), rate = delivered over
+//!   the time between the interval's deliveries (whole milliseconds, the kernel's stamp).
+//!   Two intervals in a row whose rates differ by at most `lt_bw_ratio` (1/8) or
+//!   `lt_bw_diff` (4000 bit/s) mean a policer: lt_bw = their mean replaces btl_bw for
+//!   pacing and cwnd, at pacing gain 1 with the ProbeBW cycle frozen, for `lt_bw_max_rtts`
+//!   (48) ProbeBW round trips, after which ProbeBW restarts. An app-limited sample (the
+//!   sender's, or ProbeRTT's) or an interval over 4 · `lt_intvl_min_rtts` rounds resets the
+//!   sampling; `lt_bw` = 0 turns it off. Events `bbr_lt_bw_start` and `bbr_lt_bw_end` (value
+//!   lt_bw).
+//! - Idle restart: when an app-limited connection with nothing in flight gets new data
+//!   (`on_idle_restart`), ProbeBW paces at btl_bw (lt_bw if in use) with gain 1 until the
+//!   next ACK, and the next rate sample does not enter ProbeRTT (4.9's CA_EVENT_TX_START).
 //!
 //! Parameters (`cc_params`): `high_gain` = 2.885, `drain_gain` = 1/2.885, `cwnd_gain` = 2,
 //! `probe_gain_up` = 1.25, `probe_gain_down` = 0.75, `bw_rtts` = 10 (rounds),
 //! `min_rtt_win` = 10 (s), `probe_rtt_time` = 0.2 (s, 0 = no ProbeRTT), `min_cwnd` = 4,
-//! `full_bw_thresh` = 1.25, `full_bw_rounds` = 3, `quanta` = 3 (TSO goals of allowance).
+//! `full_bw_thresh` = 1.25, `full_bw_rounds` = 3, `quanta` = 3 (TSO goals of allowance),
+//! `lt_bw` = 1 (0 = off), `lt_intvl_min_rtts` = 4, `lt_loss_thresh` = 50/256,
+//! `lt_bw_ratio` = 1/8, `lt_bw_diff` = 4000 (bit/s), `lt_bw_max_rtts` = 48.
 //!
 //! Departures from Linux 4.9:
 //! - Floating point instead of the kernel's fixed point (BW_SCALE 24, BBR_SCALE 8): gains
 //!   are exact (2/ln 2 not 739/256), differences below 1 % of the kernel's values.
-//! - No long-term (policer) bandwidth estimate (`lt_bw`) and no idle-restart handling (the
-//!   backplane has no idle restart event).
-//! - The rate sample has no loss count: the 5/4 phase ends on a loss (once it lasted
-//!   min_rtt) at the first ACK after a fast retransmit or a timeout, and a lossy ACK does
-//!   not take its losses off cwnd (recovery sets the window instead, below).
-//! - Packet conservation lasts the whole recovery, not only its first round trip: 4.9's
-//!   growth towards the target after it, without 4.9's deduction of each ACK's newly lost
-//!   segments (the rate sample has no loss count), overflowed the queue with the
-//!   recovery's own sending (one flow, SACK, 10 Mb/s, 44 ms, 50-packet buffer, 20 s:
-//!   4.8 Mb/s and a timeout against 9.35 Mb/s and none). Without SACK the conservation
-//!   is NewReno's inflation (the backplane calls the algorithm during recovery in SACK
-//!   recovery only). The window set on entry leaves out the ACK's delivered segment (one
+//! - The growth of cwnd after the first round trip of a SACK recovery stops at what pacing
+//!   at pacing_gain · bw keeps in flight (the target window with the pacing gain), never
+//!   below packet conservation: the sender's SACK recovery sends what cwnd allows without
+//!   pacing, where 4.9's growth relies on the pacer (fq). With 4.9's growth alone one flow
+//!   with SACK on a 10 Mb/s, 40 ms path with a 20-packet buffer retransmitted 19691
+//!   segments in 60 s (seed 1; 1963 before losses were counted, 1118 now), and 1099 against
+//!   146 now with a 50-packet buffer on a 48 ms path.
+//! - Losses marked when a fast retransmit starts (and at NewReno's partial ACKs) come with
+//!   the next ACK's sample, not that ACK's: the sender decides the retransmission after the
+//!   algorithm saw the sample. A timeout's losses reach lt_bw at the timeout
+//!   (`on_losses_marked`) and are not reported again. Without SACK, an ACK during NewReno's
+//!   recovery does not call the algorithm: its losses do not come off cwnd (NewReno's
+//!   inflation sets the window).
+//! - While lt_bw is in use the pacing gain is 1 also after ProbeRTT (Linux 4.16's fix;
+//!   4.9 restarts the frozen ProbeBW cycle there at a random phase's gain).
+//! - The idle restart is called when new data leaves with nothing in flight after the
+//!   sender marked the application limited (no project application resumes a connection
+//!   yet: it is reachable from the sender's API only).
+//! - State changes inside a NewReno recovery are logged at the next ACK after it; duplicate
+//!   ACKs outside recovery update the model but not the pacing rate or cwnd (4.9 runs its
+//!   whole update on every ACK).
+//! - The window set on entering recovery leaves out the ACK's delivered segment (one
 //!   segment less than 4.9; the next ACK makes it up).
-//! - State changes inside a NewReno recovery are logged at the next ACK after it.
 //! - ProbeRTT marks samples as app-limited through its own record (the segments sent from
 //!   its entry until the data then in flight is delivered), not the sender's.
 use super::linux::{param_flag, param_in, param_int};
@@ -364,7 +391,11 @@ impl Bbr {
         self.cycle_stamp = now;
         // While lt_bw is in use the gain stays 1 (Linux 4.16's fix; 4.9 could keep a
         // ProbeBW phase's gain set on leaving ProbeRTT, the cycle being frozen).
-        self.pacing_gain = if self.lt_use_bw { 1.0 } else { self.gains[self.cycle_idx] };
+        self.pacing_gain = if self.lt_use_bw {
+            1.0
+        } else {
+            self.gains[self.cycle_idx]
+        };
     }
 
     fn reset_probe_bw(&mut self, now: Time) {
@@ -1225,7 +1256,13 @@ mod tests {
         assert!(!b.lt_is_sampling, "no loss, no sampling");
         feed(b, st, 0.8, round(700, 800, 1, 1, 0.8));
         assert_eq!(
-            (b.lt_is_sampling, b.lt_rtt_cnt, b.lt_last_delivered, b.lt_last_lost, b.lt_last_stamp_ms),
+            (
+                b.lt_is_sampling,
+                b.lt_rtt_cnt,
+                b.lt_last_delivered,
+                b.lt_last_lost,
+                b.lt_last_stamp_ms
+            ),
             (true, 1, 800, 1, 800),
             "the loss's own round counts"
         );
@@ -1237,7 +1274,14 @@ mod tests {
         // round 5: 400 delivered, 80 lost ≥ 78.1: the interval ends
         feed(b, st, 1.2, round(1100, 1200, 81, 22, 1.2));
         assert_eq!(
-            (b.lt_bw, b.lt_use_bw, b.lt_rtt_cnt, b.lt_last_delivered, b.lt_last_lost, b.lt_last_stamp_ms),
+            (
+                b.lt_bw,
+                b.lt_use_bw,
+                b.lt_rtt_cnt,
+                b.lt_last_delivered,
+                b.lt_last_lost,
+                b.lt_last_stamp_ms
+            ),
             (1000.0, false, 0, 1200, 81, 1200)
         );
     }
@@ -1302,7 +1346,10 @@ mod tests {
         // B at 1200/s (480 in 0.4 s, 175 − 81 = 94 lost ≥ 50/256 · 480 = 93.75): 200 > 1000/8
         // and 200/s · 8000 bit = 1.6 Mb/s > 4 kb/s: B becomes the first interval of a new pair
         interval_b(&mut b, &mut st, 120, 175);
-        assert_eq!((b.lt_use_bw, b.lt_bw, b.lt_last_delivered, b.lt_rtt_cnt), (false, 1200.0, 1680, 0));
+        assert_eq!(
+            (b.lt_use_bw, b.lt_bw, b.lt_last_delivered, b.lt_rtt_cnt),
+            (false, 1200.0, 1680, 0)
+        );
         // with lt_bw_diff = 2 Mb/s the same two intervals agree: (1000 + 1200) / 2
         let mut c = Bbr::new();
         c.lt_bw_diff = 2e6;
@@ -1383,7 +1430,10 @@ mod tests {
         feed(&mut b, &mut st, 0.6, rs(490.0, 500, total, (56, 56), 0.1));
         assert_eq!(st.pacing, Pacing::Rate(490.0 * 1.25));
         b.on_idle_restart(&mut st);
-        assert_eq!((st.pacing, b.pacing_rate, b.pacing_gain), (Pacing::Rate(490.0), 490.0, 1.25));
+        assert_eq!(
+            (st.pacing, b.pacing_rate, b.pacing_gain),
+            (Pacing::Rate(490.0), 490.0, 1.25)
+        );
         // the min_rtt filter expired (last new minimum at 0.6 s): the sample that follows the
         // restart does not enter ProbeRTT, and clears the restart
         let mut r = rs(490.0, 600, 601, (1, 1), 0.1);

@@ -296,7 +296,9 @@ impl Sender {
     /// last sending, and new data is about to leave (Linux's CA_EVENT_TX_START with
     /// `tp->app_limited`).
     pub(super) fn restarts_from_idle(&self) -> bool {
-        self.snd_una == self.snd_max && self.snd_nxt < self.limit() && self.rate.as_ref().is_some_and(|r| r.is_app_limited())
+        self.snd_una == self.snd_max
+            && self.snd_nxt < self.limit()
+            && self.rate.as_ref().is_some_and(|r| r.is_app_limited())
     }
 }
 
