@@ -182,8 +182,8 @@ fn lt_in_use(out: &RunOutput) -> (Vec<usize>, usize, usize) {
 
 #[test]
 fn heavy_random_loss_engages_the_long_term_bandwidth() {
-    // 25 % of the data segments lost at random, 60 s, seed 1. Measured: lt_bw in use in 441
-    // of 601 samples (all in ProbeBW), 15 starts and 15 ends (after 48 rounds), lt_bw between
+    // 25 % of the data segments lost at random, 60 s, seed 1. Measured: lt_bw in use in
+    // ProbeBW in 441 of 601 samples, 15 starts and 15 ends (after 48 rounds), lt_bw between
     // 399.4 and 581.5 segments/s; 1.87 Mb/s of goodput with 57 timeouts (BBR's rate is not
     // stable at this loss here: retransmissions are lost too and the timer expires).
     let out = api::run(&lossy_path(0.25, 100, json!({}), 60.0), 1).unwrap();
