@@ -516,8 +516,8 @@ impl Bbr {
         if losses == 0 {
             return;
         }
-        let lost = self.lost - self.lt_last_lost;
-        let delivered = self.delivered - self.lt_last_delivered;
+        let lost = self.lost.saturating_sub(self.lt_last_lost);
+        let delivered = self.delivered.saturating_sub(self.lt_last_delivered);
         if delivered == 0 || (lost as f64) < self.lt_loss_thresh * delivered as f64 {
             return;
         }
@@ -1227,7 +1227,7 @@ mod tests {
         // outside recovery a lossy ACK takes its losses off too: min(100 - 3 + 1, 104)
         let mut r = rs(490.0, d + 10, d + 31, (60, 59), 0.1);
         r.losses = 3;
-        feed(&mut b, &mut st, 0.71, r);
+        feed(&mut b, &mut st, 0.73, r);
         assert_eq!(st.cwnd, 98.0);
     }
 
