@@ -146,3 +146,87 @@ fn with_sack_and_a_shallow_buffer_losses_neither_stall_nor_inflate_the_estimate(
     );
     assert!(top <= SEGMENTS_PER_S * 1.05, "btl_bw up to {top}");
 }
+
+/// One flow over a 10 Mb/s, 2·(2 + 16 + 2) ms path whose bottleneck (a `limit`-packet
+/// DropTail buffer) drops data segments at random with probability `loss` (ACKs are not
+/// lost), with SACK and timestamps.
+fn lossy_path(loss: f64, limit: u32, params: Value, duration: f64) -> String {
+    json!({
+        "sim": {"duration": duration, "sample_interval": 0.1},
+        "nodes": [{"name": "s"}, {"name": "r1", "kind": "router"},
+                  {"name": "r2", "kind": "router"}, {"name": "d"}],
+        "links": [
+            {"a": "s", "b": "r1", "rate": "100Mbps", "delay": "2ms", "queue": 1000},
+            {"a": "r1", "b": "r2", "rate": "10Mbps", "delay": "16ms", "queue": limit,
+             "loss_ab": loss},
+            {"a": "r2", "b": "d", "rate": "100Mbps", "delay": "2ms", "queue": 1000}],
+        "flows": [{"src": "s", "dst": "d", "cc": "bbr", "cc_params": params,
+                   "tcp": {"sack": true, "timestamps": true}}]
+    })
+    .to_string()
+}
+
+/// The samples of flow 0 in ProbeBW with lt_bw in use, and its lt_bw start and end events.
+fn lt_in_use(out: &RunOutput) -> (Vec<usize>, usize, usize) {
+    let (lt_use, state) = (
+        flow_series(out, 0, "bbr_lt_use", 0.0),
+        flow_series(out, 0, "bbr_state", 0.0),
+    );
+    let on = (0..lt_use.len())
+        .filter(|&i| lt_use[i] == 1.0 && state[i] == 2.0)
+        .collect();
+    let ev = events(out, 0);
+    let count = |name: &str| ev.iter().filter(|(n, _)| n == name).count();
+    (on, count("bbr_lt_bw_start"), count("bbr_lt_bw_end"))
+}
+
+#[test]
+fn heavy_random_loss_engages_the_long_term_bandwidth() {
+    // 25 % of the data segments lost at random, 60 s, seed 1. Measured: lt_bw in use in
+    // ProbeBW in 441 of 601 samples, 15 starts and 15 ends (after 48 rounds), lt_bw between
+    // 399.4 and 581.5 segments/s; 1.87 Mb/s of goodput with 57 timeouts (BBR's rate is not
+    // stable at this loss here: retransmissions are lost too and the timer expires).
+    let out = api::run(&lossy_path(0.25, 100, json!({}), 60.0), 1).unwrap();
+    let (on, starts, ends) = lt_in_use(&out);
+    let lt_bw = flow_series(&out, 0, "bbr_lt_bw", 0.0);
+    let gain = flow_series(&out, 0, "bbr_pacing_gain", 0.0);
+    let pacing = flow_series(&out, 0, "bbr_pacing_rate", 0.0);
+    assert!(
+        on.len() * 4 >= lt_bw.len(),
+        "lt_bw in use in {} of {} samples",
+        on.len(),
+        lt_bw.len()
+    );
+    assert!(starts >= 2 && ends >= 1, "{starts} starts, {ends} ends");
+    // in use it sets the pacing rate exactly, at gain 1, and it is a rate the path delivered
+    for &i in &on {
+        assert_eq!((pacing[i], gain[i]), (lt_bw[i], 1.0), "sample {i}");
+        assert!(lt_bw[i] > 0.0 && lt_bw[i] <= SEGMENTS_PER_S, "sample {i}: {}", lt_bw[i]);
+    }
+    // lt_bw = 0 turns the estimate off
+    let off = api::run(&lossy_path(0.25, 100, json!({"lt_bw": 0}), 60.0), 1).unwrap();
+    let (on, starts, _) = lt_in_use(&off);
+    assert!(on.is_empty() && starts == 0);
+    assert!(flow_series(&off, 0, "bbr_lt_bw", 0.0).iter().all(|&b| b == 0.0));
+}
+
+#[test]
+fn the_long_term_bandwidth_stays_off_without_heavy_loss() {
+    // A clean path whose 50-packet buffer Startup overflows and 1 % random loss of the data
+    // segments on a 100-packet buffer: losses far below 50/256 of the deliveries. Measured
+    // (60 s, seed 1): 177 and 984 retransmissions, 97.7 % and 95.5 % of the payload rate, no
+    // sample with lt_bw in use.
+    for (loss, limit) in [(0.0, 50), (0.01, 100)] {
+        let out = api::run(&lossy_path(loss, limit, json!({}), 60.0), 1).unwrap();
+        let lt_use = flow_series(&out, 0, "bbr_lt_use", 0.0);
+        let (_, starts, _) = lt_in_use(&out);
+        let retx = out.flows.f64s("retransmits")[0];
+        assert!(retx > 0.0, "loss {loss}, buffer {limit}: no loss at all");
+        assert!(
+            lt_use.iter().all(|&u| u == 0.0) && starts == 0,
+            "loss {loss}, buffer {limit}"
+        );
+        let util = goodputs(&out)[0] / PAYLOAD_BPS;
+        assert!(util >= 0.9, "loss {loss}, buffer {limit}: utilisation {util}");
+    }
+}

@@ -102,6 +102,8 @@ const FAMILIES: &[(&str, &str, bool, &[&str])] = &[
             "bbr_min_rtt",
             "bbr_pacing_gain",
             "bbr_cwnd_gain",
+            "bbr_lt_bw",
+            "bbr_lt_use",
         ],
     ),
 ];
@@ -122,10 +124,15 @@ fn every_algorithm_fills_a_10_mbps_path_and_exports_its_state() {
         // delay sample always counts as early congestion (min = max), and it then keeps cwnd
         // near 1 (ns-2.35 TCP-Linux alike: 0.87 Mb/s in both on tests/test_ns2_parity.py's
         // clean path; see cc/lp.rs and docs/tcp.md).
+        // BBR without SACK: its 5/4 phases overflow the queue and NewReno recovery ends in a
+        // timeout (4 in 20 s, as before lt_bw), which marks the whole window lost; two
+        // intervals bounded by such losses look like a policer to Linux 4.9's lt_bw, used at
+        // 817 segments/s from 3.0 to 10.0 s (7.91 Mb/s; 8.87 with lt_bw = 0).
         let least = match *cc {
             "cubic_linux" => 7.0e6,
             "bic" => 4.0e6,
             "lp" => 0.5e6,
+            "bbr" => 7.5e6,
             _ => 8.0e6,
         };
         assert!(g > least && g < 9.62e6, "{cc} {params}: goodput {g}");

@@ -182,6 +182,12 @@ pub struct RateSample {
     pub rtt: Option<f64>,
     /// The sample's segment was sent while the application limited the sender.
     pub is_app_limited: bool,
+    /// Segments the sender marked lost since the previous sample (Linux's `rs->losses`).
+    pub losses: u64,
+    /// The connection's count of segments marked lost so far (Linux's `tp->lost`).
+    pub total_lost: u64,
+    /// When the connection's delivered count last grew (Linux's `tp->delivered_mstamp`).
+    pub delivered_time: Time,
 }
 
 impl RateSample {
@@ -264,8 +270,16 @@ pub trait CongestionControl: Send {
     /// A data segment left the sender.
     fn on_packet_sent(&mut self, _st: &CcState, _seq: u64, _retransmission: bool) {}
 
-    /// The connection restarts after an idle period.
+    /// The connection restarts after an idle period: nothing is in flight, the application
+    /// limited the last sending and new data is about to leave (Linux's CA_EVENT_TX_START
+    /// with `tp->app_limited`). The sender knows the application limit through its rate
+    /// sampler: only algorithms that ask for rate samples are called.
     fn on_idle_restart(&mut self, _st: &mut CcState) {}
+
+    /// A retransmission timeout marked the segments outstanding lost, just before
+    /// `on_congestion(Signal::Timeout)`: the connection's delivered and lost counts then
+    /// (algorithms that ask for rate samples only; Linux's `tp->delivered`, `tp->lost`).
+    fn on_losses_marked(&mut self, _total_delivered: u64, _total_lost: u64) {}
 
     /// Period of the algorithm's own timer, if it wants one (seconds).
     fn timer_interval(&self) -> Option<f64> {

@@ -122,6 +122,9 @@ impl Sender {
         let limit = self.limit();
         let mut sent = false;
         let mut room = MAX_BURST;
+        if self.restarts_from_idle() {
+            self.cc.on_idle_restart(&mut self.st);
+        }
         let pace = if self.st.pacing == Pacing::Off {
             None
         } else {
@@ -216,6 +219,7 @@ impl Sender {
             if let (Some(b), Some(r)) = (sack, self.rate.as_deref_mut()) {
                 r.sacked(b, snd_max);
             }
+            self.rate_sack_losses(lost_retransmissions);
             if lost_retransmissions > 0 && self.st.phase == crate::cc::Phase::FastRecovery {
                 self.clamp_to_pipe();
             }

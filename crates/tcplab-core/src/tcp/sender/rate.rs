@@ -9,6 +9,13 @@
 //! Linux's Reno emulation does). The application is "limited" when it has nothing more to
 //! send while the window has room: segments sent until the data then outstanding is
 //! delivered are marked, and their samples may understate the path.
+//!
+//! Losses (Linux's `tp->lost` and `rs->losses`): the sender marks segments lost where its
+//! loss detection finds them (the SACK scoreboard's IsLost boundary and its lost
+//! retransmissions, NewReno's fast retransmit and partial ACKs, a timeout's whole window);
+//! each transmission of a segment counts once. A sample reports the segments marked since
+//! the previous sample, so marks made after an ACK's sample (a fast retransmit decided by
+//! that ACK) come with the next one.
 use super::Sender;
 use crate::cc::RateSample;
 use crate::sim::{to_secs, Time};
@@ -31,6 +38,8 @@ struct TxInfo {
     /// Delivered (SACKed) already: a retransmission of it (go-back-N after a timeout)
     /// delivers nothing new and is not recorded again.
     done: bool,
+    /// This transmission was marked lost.
+    lost: bool,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -52,6 +61,11 @@ pub struct RateSampler {
     best: Option<TxInfo>,
     /// The latest send time of a newly delivered segment that was not retransmitted.
     newest_sent: Option<Time>,
+    /// Segments marked lost so far, and how many of them samples reported.
+    lost: u64,
+    lost_reported: u64,
+    /// Segments below this were looked at against the SACK scoreboard's lost boundary.
+    lost_scan: u64,
 }
 
 impl RateSampler {
@@ -80,7 +94,52 @@ impl RateSampler {
             retransmitted: retransmission,
             live: true,
             done: false,
+            lost: false,
         };
+    }
+
+    /// Segment `seq`'s latest transmission is lost, if it is neither delivered nor marked.
+    pub fn mark_lost(&mut self, seq: u64) {
+        if let Some(i) = seq.checked_sub(self.base).and_then(|k| self.segs.get_mut(k as usize)) {
+            if i.live && !i.lost {
+                i.lost = true;
+                self.lost += 1;
+            }
+        }
+    }
+
+    /// With SACK: the segments below the scoreboard's lost boundary (RFC 6675 IsLost: the
+    /// `dupthresh`-th highest SACKed segment) that are not SACKed are lost. Each segment is
+    /// looked at once; a retransmission found lost again comes through `lost_again`.
+    pub fn lost_below(&mut self, boundary: u64) {
+        let from = self.lost_scan.max(self.base);
+        for seq in from..boundary {
+            self.mark_lost(seq);
+        }
+        self.lost_scan = self.lost_scan.max(boundary);
+    }
+
+    /// Retransmissions the scoreboard found lost (each counts once more, as Linux counts a
+    /// lost retransmission).
+    pub fn lost_again(&mut self, n: u64) {
+        self.lost += n;
+    }
+
+    /// A retransmission timeout: every segment sent and not delivered is lost. Returns the
+    /// connection's delivered and lost counts; the marks are reported now (to the
+    /// algorithm, by the caller), not with the next sample.
+    pub fn timeout(&mut self, snd_max: u64) -> (u64, u64) {
+        for seq in self.base..snd_max {
+            self.mark_lost(seq);
+        }
+        self.lost_reported = self.lost;
+        (self.delivered, self.lost)
+    }
+
+    /// The application limit is in force (`app_limited` was called and the data then
+    /// outstanding is not all delivered beyond it): Linux's `tp->app_limited`.
+    pub fn is_app_limited(&self) -> bool {
+        self.app_limited != 0
     }
 
     /// The application has nothing more to send while the window has room.
@@ -164,8 +223,12 @@ impl RateSampler {
             in_flight,
             newly_delivered: newly,
             rtt: self.newest_sent.take().map(|t| to_secs(now - t)),
+            losses: self.lost - self.lost_reported,
+            total_lost: self.lost,
+            delivered_time: self.delivered_time,
             ..RateSample::default()
         };
+        self.lost_reported = self.lost;
         if let Some(p) = self.best.take() {
             rs.prior_delivered = p.delivered;
             rs.is_app_limited = p.app_limited;
@@ -198,6 +261,44 @@ impl Sender {
             rs.in_flight = sb.pipe(self.snd_max, self.cfg.dupthresh);
         }
         Some(rs)
+    }
+
+    /// After the scoreboard took an ACK's SACK blocks: its lost segments and lost
+    /// retransmissions, for the rate sample's loss count.
+    pub(super) fn rate_sack_losses(&mut self, lost_retransmissions: u64) {
+        let (Some(r), Some(sb)) = (self.rate.as_deref_mut(), self.scoreboard.as_deref()) else {
+            return;
+        };
+        if let Some(b) = sb.lost_boundary() {
+            r.lost_below(b);
+        }
+        r.lost_again(lost_retransmissions);
+    }
+
+    /// The segment at the cumulative ACK is retransmitted as lost (NewReno's fast
+    /// retransmit and partial ACKs; Linux marks the head lost there).
+    pub(super) fn rate_head_lost(&mut self) {
+        if let Some(r) = self.rate.as_deref_mut() {
+            r.mark_lost(self.snd_una);
+        }
+    }
+
+    /// A retransmission timeout marks everything outstanding lost; the algorithm learns the
+    /// counts before its response to the timeout.
+    pub(super) fn rate_timeout_losses(&mut self) {
+        if let Some(r) = self.rate.as_deref_mut() {
+            let (delivered, lost) = r.timeout(self.snd_max);
+            self.cc.on_losses_marked(delivered, lost);
+        }
+    }
+
+    /// The connection restarts from idle: nothing in flight, the application limited the
+    /// last sending, and new data is about to leave (Linux's CA_EVENT_TX_START with
+    /// `tp->app_limited`).
+    pub(super) fn restarts_from_idle(&self) -> bool {
+        self.snd_una == self.snd_max
+            && self.snd_nxt < self.limit()
+            && self.rate.as_ref().is_some_and(|r| r.is_app_limited())
     }
 }
 
@@ -318,6 +419,100 @@ mod tests {
         r.sent(3, ms(51.0), 1, false);
         assert!(r.on_ack(ms(100.0), 2, 3, 2, false, 0.0).is_app_limited);
         assert!(!r.on_ack(ms(101.0), 3, 4, 1, false, 0.0).is_app_limited);
+    }
+
+    #[test]
+    fn losses_count_each_transmission_once_and_samples_report_them_once() {
+        let mut r = RateSampler::default();
+        for s in 0..8 {
+            r.sent(s, ms(0.0), s, false);
+        }
+        // 3..6 SACKed: with dupthresh 3 the boundary is 3, so 0, 1, 2 are lost
+        let mut b = SackBlocks::default();
+        b.blocks[0] = (3, 6);
+        b.n = 1;
+        r.sacked(&b, 8);
+        r.lost_below(3);
+        let a = r.on_ack(ms(10.0), 0, 0, 8, true, 0.0);
+        assert_eq!((a.losses, a.total_lost), (3, 3));
+        // nothing new: no losses reported again; a mark of a marked segment counts nothing
+        r.lost_below(3);
+        r.mark_lost(1);
+        let a = r.on_ack(ms(11.0), 0, 0, 8, true, 0.0);
+        assert_eq!((a.losses, a.total_lost), (0, 3));
+        // 1 is retransmitted and found lost again (by the scoreboard's count): one more;
+        // the SACKed 4 and the delivered-nothing 9 are not segments that can be lost
+        r.sent(1, ms(12.0), 8, true);
+        r.lost_again(1);
+        r.mark_lost(4);
+        r.mark_lost(9);
+        let a = r.on_ack(ms(13.0), 0, 0, 8, true, 0.0);
+        assert_eq!((a.losses, a.total_lost), (1, 4));
+        // a timeout: every outstanding segment not delivered and not yet marked since its
+        // last transmission: 1 (retransmitted at 12 ms), 6, 7; reported with the counts at
+        // once, not by the next sample
+        assert_eq!(r.timeout(8), (3, 7));
+        r.sent(0, ms(20.0), 8, true);
+        let a = r.on_ack(ms(30.0), 0, 1, 8, true, 0.0);
+        assert_eq!((a.losses, a.total_lost, a.delivered_time), (0, 7, ms(30.0)));
+        // without SACK the sender marks the head at a fast retransmit
+        r.sent(8, ms(31.0), 7, false);
+        r.mark_lost(8);
+        assert_eq!(r.on_ack(ms(32.0), 1, 1, 7, true, 0.0).losses, 1);
+    }
+
+    /// An algorithm that only counts the sender's idle-restart calls.
+    struct Restarts(std::sync::Arc<std::sync::atomic::AtomicU32>);
+
+    impl crate::cc::CongestionControl for Restarts {
+        fn name(&self) -> &'static str {
+            "restarts"
+        }
+        fn wants_rate_samples(&self) -> bool {
+            true
+        }
+        fn on_idle_restart(&mut self, st: &mut crate::cc::CcState) {
+            assert_eq!(st.flight, 0);
+            self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    #[test]
+    fn the_sender_restarts_from_idle_when_an_app_limited_connection_gets_new_data() {
+        use crate::scenario::TcpSpec;
+        use crate::tcp::sender::SenderConfig;
+        use crate::tcp::Kind;
+        use std::sync::atomic::Ordering::Relaxed;
+        let make = |w: f64| {
+            let tcp = TcpSpec {
+                init_cwnd: w,
+                init_ssthresh: 1e9,
+                tick: 0.0,
+                ..TcpSpec::default()
+            };
+            let n = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+            let cfg = SenderConfig::from_spec(&tcp, None);
+            (Sender::new(cfg, &tcp, Box::new(Restarts(n.clone()))), n)
+        };
+        // a bulk transfer whose window is all acknowledged (cwnd 1) sends on: no restart
+        let (mut s, n) = make(1.0);
+        let mut out = vec![];
+        s.start(0, &mut out);
+        s.on_ack(ms(40.0), Kind::Ack, 1, 0, &mut out);
+        assert_eq!((out.len(), n.load(Relaxed)), (3, 0));
+        // the application offers 2 segments (window 4): they leave, are acknowledged, the
+        // connection is idle; nothing to send is no restart either
+        let (mut s, n) = make(4.0);
+        s.app_limit = Some(2);
+        let mut out = vec![];
+        s.start(0, &mut out);
+        s.on_ack(ms(40.0), Kind::Ack, 2, 0, &mut out);
+        assert_eq!((out.len(), s.snd_una, n.load(Relaxed)), (2, 2, 0));
+        // it offers 3 more at 1 s: one restart, then the window is not empty any more
+        s.app_limit = Some(5);
+        s.try_send(ms(1000.0), &mut out);
+        s.try_send(ms(1000.0), &mut out);
+        assert_eq!((out.len(), n.load(Relaxed)), (5, 1));
     }
 
     #[test]

@@ -68,6 +68,7 @@ impl Sender {
                 // re-armed on the first partial ACK only (RFC 6582's "Impatient" variant, as
                 // ns-2's newreno_changes1_), so that a window with many losses ends in a
                 // timeout instead of one retransmission per round trip.
+                self.rate_head_lost();
                 self.emit_data(self.snd_una, now, out);
                 self.st.cwnd = (self.st.cwnd - acked as f64 + 1.0).max(1.0);
                 // Once the inflation is used up, the deflation eats into the base window.
@@ -152,6 +153,7 @@ impl Sender {
         self.ecn_cut = false;
         self.recover = Some(self.snd_max);
         self.stats.fast_retransmits += 1;
+        self.rate_head_lost();
         self.timing = None;
         let before = crate::sim::floor(self.st.cwnd) as u64;
         if reduce {

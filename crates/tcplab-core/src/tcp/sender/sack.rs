@@ -138,6 +138,11 @@ impl Scoreboard {
         }
     }
 
+    /// The `dupthresh`-th highest SACKed segment: IsLost holds for the unSACKed ones below.
+    pub fn lost_boundary(&self) -> Option<u64> {
+        self.lost_below
+    }
+
     /// RFC 6675 IsLost.
     pub fn is_lost(&self, seq: u64) -> bool {
         self.lost_below.is_some_and(|l| seq < l) && self.flag(seq) & SACKED == 0

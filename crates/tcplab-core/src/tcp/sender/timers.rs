@@ -76,6 +76,7 @@ impl Sender {
             // the one recovery started from (thesis Table 1.1: "halve ssthresh again").
             self.st.cwnd = self.st.recovery_base;
         }
+        self.rate_timeout_losses();
         self.congestion(now, Signal::Timeout);
         self.st.phase = Phase::TimeoutRecovery;
         self.recover = Some(self.snd_max);
