@@ -41,11 +41,21 @@ pub struct Route {
     pub rev: Vec<u32>,
 }
 
-/// A flow's place in the network: its route, and its packets allocated and not yet freed.
+/// A flow's place in the network: its route, where the route's two paths are in `paths`
+/// (first hop, hops) forward and back, and its packets allocated and not yet freed.
 #[derive(Debug, Clone, Copy)]
 struct Attachment {
     route: u32,
     in_flight: u32,
+    /// Indexed by `Kind::forward() as usize`: [reverse, forward].
+    paths: [PathRef; 2],
+}
+
+/// A path's place in `Network::paths`.
+#[derive(Debug, Clone, Copy, Default)]
+struct PathRef {
+    start: u32,
+    len: u32,
 }
 
 /// Packet `p` crossed a hop (`hop`); `delivered`: that was the last hop of its path, and
@@ -64,6 +74,12 @@ pub struct Network {
     /// Hop id `links.len() + k` is `lan_hops[k]`.
     pub lan_hops: Vec<LanHop>,
     routes: Vec<Route>,
+    /// Every route's hops, forward then back, one after the other: a packet finds its next
+    /// hop with one read from its flow's `Attachment`, instead of going through the route's
+    /// two vectors.
+    paths: Vec<u32>,
+    /// Per route: its paths in `paths`, [reverse, forward].
+    route_paths: Vec<[PathRef; 2]>,
     /// Per flow id.
     attached: Vec<Attachment>,
     /// Scratch: packets a queue discipline dropped, to free (and whether it decided the
@@ -130,6 +146,8 @@ impl Network {
             lans,
             lan_hops,
             routes: Vec::new(),
+            paths: Vec::new(),
+            route_paths: Vec::new(),
             attached: Vec::new(),
             dropped: Vec::new(),
             entry_tap: None,
@@ -174,6 +192,16 @@ impl Network {
     }
 
     pub fn add_route(&mut self, route: Route) -> u32 {
+        let mut place = |hops: &[u32]| {
+            let start = self.paths.len() as u32;
+            self.paths.extend_from_slice(hops);
+            PathRef {
+                start,
+                len: hops.len() as u32,
+            }
+        };
+        let refs = [place(&route.rev), place(&route.fwd)];
+        self.route_paths.push(refs);
         self.routes.push(route);
         (self.routes.len() - 1) as u32
     }
@@ -181,7 +209,11 @@ impl Network {
     /// Flow `f` (the next flow id) sends along route `route`.
     pub fn attach(&mut self, f: u32, route: u32) {
         debug_assert_eq!(f as usize, self.attached.len(), "flows attach in id order");
-        self.attached.push(Attachment { route, in_flight: 0 });
+        self.attached.push(Attachment {
+            route,
+            in_flight: 0,
+            paths: self.route_paths[route as usize],
+        });
     }
 
     /// The route of flow `f`.
@@ -212,8 +244,8 @@ impl Network {
     #[inline]
     pub fn depart(&mut self, now: Time, p: u32, q: &mut Queue) {
         let pkt = self.pool.get(p);
-        let route = self.route(pkt.flow);
-        let first = if pkt.kind.forward() { route.fwd[0] } else { route.rev[0] };
+        let path = self.attached[pkt.flow as usize].paths[pkt.kind.forward() as usize];
+        let first = self.paths[path.start as usize];
         self.offer(now, first, p, q);
     }
 
@@ -445,11 +477,11 @@ impl Network {
     #[inline]
     fn arrive(&mut self, now: Time, p: u32, q: &mut Queue) -> Crossed {
         let pkt = self.pool.get(p);
-        let route = self.route(pkt.flow);
-        let path = if pkt.kind.forward() { &route.fwd } else { &route.rev };
-        let hop = path[pkt.hop as usize];
+        let path = self.attached[pkt.flow as usize].paths[pkt.kind.forward() as usize];
+        let at = path.start as usize + pkt.hop as usize;
+        let hop = self.paths[at];
         let next_hop = pkt.hop as usize + 1;
-        let next = path.get(next_hop).copied();
+        let next = (next_hop < path.len as usize).then(|| self.paths[at + 1]);
         match self.links.get_mut(hop as usize) {
             Some(l) => l.on_delivered(),
             None => self.lan_delivered(hop),
