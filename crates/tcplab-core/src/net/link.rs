@@ -232,12 +232,13 @@ impl LinkDir {
         self.in_transit.len() == 1
     }
 
-    /// The first packet in transit reached the far end: it leaves, and the next one's
-    /// arrival (if any) is the one to schedule.
+    /// The first packet in transit, `p`, reached the far end: it leaves, and the next one's
+    /// arrival (if any: its place in the event order and the packet) is the one to schedule.
     #[inline]
-    pub fn pop_transit(&mut self) -> (u32, Option<Key>) {
-        let (_, p) = self.in_transit.pop_front().expect("a packet in transit");
-        (p, self.in_transit.front().map(|(k, _)| k))
+    pub fn pop_transit(&mut self, p: u32) -> Option<(Key, u32)> {
+        let first = self.in_transit.pop_front().expect("a packet in transit");
+        debug_assert_eq!(first.1, p, "the packet in transit first");
+        self.in_transit.front()
     }
 
     /// A packet reached the far end.

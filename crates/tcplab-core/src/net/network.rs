@@ -12,8 +12,9 @@ use crate::sim::{Queue, Time};
 /// The network's own events.
 #[derive(Debug, Clone, Copy)]
 pub enum NetEv {
-    /// The first packet in transit on link direction `.0` reaches the far end.
-    LinkArrive(u32),
+    /// The first packet in transit on link direction `.0`, packet `.1`, reaches the far end
+    /// (the packet rides in the event, so that handling it need not wait for the link's FIFO).
+    LinkArrive(u32, u32),
     /// A packet reaches the far end of the LAN hop it is crossing.
     Arrive(u32),
     /// The frame on LAN `.0`'s channel finished its transmission.
@@ -41,22 +42,18 @@ pub struct Route {
     pub rev: Vec<u32>,
 }
 
-/// A flow's place in the network: its route, where the route's two paths are in `paths`
-/// (first hop, hops) forward and back, and its packets allocated and not yet freed.
+/// A flow's place in the network: its route, where the route's two paths start in
+/// `Network::paths`, and its packets allocated and not yet freed.
 #[derive(Debug, Clone, Copy)]
 struct Attachment {
     route: u32,
     in_flight: u32,
     /// Indexed by `Kind::forward() as usize`: [reverse, forward].
-    paths: [PathRef; 2],
+    paths: [u32; 2],
 }
 
-/// A path's place in `Network::paths`.
-#[derive(Debug, Clone, Copy, Default)]
-struct PathRef {
-    start: u32,
-    len: u32,
-}
+/// Follows each path's last hop in `Network::paths`.
+const END_OF_PATH: u32 = u32::MAX;
 
 /// Packet `p` crossed a hop (`hop`); `delivered`: that was the last hop of its path, and
 /// the caller takes it out of the network with [`Network::take_delivered`].
@@ -74,12 +71,12 @@ pub struct Network {
     /// Hop id `links.len() + k` is `lan_hops[k]`.
     pub lan_hops: Vec<LanHop>,
     routes: Vec<Route>,
-    /// Every route's hops, forward then back, one after the other: a packet finds its next
-    /// hop with one read from its flow's `Attachment`, instead of going through the route's
-    /// two vectors.
+    /// Every route's two paths, each followed by `END_OF_PATH`: a packet carries where the
+    /// hop it is crossing is (`Packet::at`), so its next hop is the next entry, with no
+    /// look-up through its flow and route on the way.
     paths: Vec<u32>,
-    /// Per route: its paths in `paths`, [reverse, forward].
-    route_paths: Vec<[PathRef; 2]>,
+    /// Per route: where its paths start in `paths`, [reverse, forward].
+    route_paths: Vec<[u32; 2]>,
     /// Per flow id.
     attached: Vec<Attachment>,
     /// Scratch: packets a queue discipline dropped, to free (and whether it decided the
@@ -195,10 +192,8 @@ impl Network {
         let mut place = |hops: &[u32]| {
             let start = self.paths.len() as u32;
             self.paths.extend_from_slice(hops);
-            PathRef {
-                start,
-                len: hops.len() as u32,
-            }
+            self.paths.push(END_OF_PATH);
+            start
         };
         let refs = [place(&route.rev), place(&route.fwd)];
         self.route_paths.push(refs);
@@ -244,8 +239,9 @@ impl Network {
     #[inline]
     pub fn depart(&mut self, now: Time, p: u32, q: &mut Queue) {
         let pkt = self.pool.get(p);
-        let path = self.attached[pkt.flow as usize].paths[pkt.kind.forward() as usize];
-        let first = self.paths[path.start as usize];
+        let start = self.attached[pkt.flow as usize].paths[pkt.kind.forward() as usize];
+        self.pool.get_mut(p).at = start;
+        let first = self.paths[start as usize];
         self.offer(now, first, p, q);
     }
 
@@ -285,10 +281,7 @@ impl Network {
 
     /// The hop packet `p` is at on its path.
     fn hop_of(&self, p: u32) -> u32 {
-        let pkt = self.pool.get(p);
-        let route = self.route(pkt.flow);
-        let path = if pkt.kind.forward() { &route.fwd } else { &route.rev };
-        path[pkt.hop as usize]
+        self.paths[self.pool.get(p).at as usize]
     }
 
     /// Free a packet, and count it out of its flow.
@@ -311,7 +304,7 @@ impl Network {
             Enqueue::Arrives(at) => {
                 let key = q.key(at);
                 if l.push_transit(key, p) {
-                    q.schedule_key(key, NetEv::LinkArrive(hop));
+                    q.schedule_key(key, NetEv::LinkArrive(hop, p));
                 }
             }
             Enqueue::QueueDrop => self.drop_packet(now, hop, p, DropReason::Queue),
@@ -358,7 +351,7 @@ impl Network {
                     Enqueue::Arrives(at) => {
                         let key = q.key(at);
                         if l.push_transit(key, p) {
-                            q.schedule_key(key, NetEv::LinkArrive(hop));
+                            q.schedule_key(key, NetEv::LinkArrive(hop, p));
                         }
                     }
                     Enqueue::Lost => self.drop_packet(now, hop, p, DropReason::Loss),
@@ -387,7 +380,7 @@ impl Network {
             Some(at) => {
                 let key = q.key(at);
                 if l.push_transit(key, done) {
-                    q.schedule_key(key, NetEv::LinkArrive(hop));
+                    q.schedule_key(key, NetEv::LinkArrive(hop, done));
                 }
             }
             None => self.drop_packet(now, hop, done, DropReason::Loss),
@@ -426,10 +419,9 @@ impl Network {
     #[inline]
     pub fn handle(&mut self, now: Time, ev: NetEv, q: &mut Queue) -> Option<Crossed> {
         match ev {
-            NetEv::LinkArrive(l) => {
-                let (p, next) = self.links[l as usize].pop_transit();
-                if let Some(key) = next {
-                    q.schedule_key(key, NetEv::LinkArrive(l));
+            NetEv::LinkArrive(l, p) => {
+                if let Some((key, next)) = self.links[l as usize].pop_transit(p) {
+                    q.schedule_key(key, NetEv::LinkArrive(l, next));
                 }
                 return Some(self.arrive(now, p, q));
             }
@@ -476,24 +468,18 @@ impl Network {
     /// Packet `p` reaches the far end of its hop: on to the next hop, or delivered.
     #[inline]
     fn arrive(&mut self, now: Time, p: u32, q: &mut Queue) -> Crossed {
-        let pkt = self.pool.get(p);
-        let path = self.attached[pkt.flow as usize].paths[pkt.kind.forward() as usize];
-        let at = path.start as usize + pkt.hop as usize;
+        let at = self.pool.get(p).at as usize;
         let hop = self.paths[at];
-        let next_hop = pkt.hop as usize + 1;
-        let next = (next_hop < path.len as usize).then(|| self.paths[at + 1]);
+        let next = self.paths[at + 1];
         match self.links.get_mut(hop as usize) {
             Some(l) => l.on_delivered(),
             None => self.lan_delivered(hop),
         }
-        let delivered = match next {
-            Some(next) => {
-                self.pool.get_mut(p).hop = next_hop as u16;
-                self.offer(now, next, p, q);
-                false
-            }
-            None => true,
-        };
+        let delivered = next == END_OF_PATH;
+        if !delivered {
+            self.pool.get_mut(p).at += 1;
+            self.offer(now, next, p, q);
+        }
         Crossed { hop, p, delivered }
     }
 

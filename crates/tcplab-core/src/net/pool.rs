@@ -32,7 +32,7 @@ impl Ecn {
     }
 }
 
-/// The ECN bits a packet carries in one byte (the packet record stays 40 bytes): the IP
+/// The ECN bits a packet carries in one byte (in one byte of the packet record): the IP
 /// header's codepoint (RFC 3168 §5) and the TCP header's ECE and CWR flags (§6.1).
 #[derive(Clone, Copy, PartialEq, Eq, Default)]
 pub struct EcnBits(u8);
@@ -104,8 +104,9 @@ impl std::fmt::Debug for EcnBits {
 pub struct Packet {
     pub flow: u32,
     pub kind: Kind,
-    /// Index of the link on the packet's path it is crossing (or has just crossed).
-    pub hop: u16,
+    /// Where the hop it is crossing (or has just crossed) is in the network's paths (set
+    /// when it leaves its sender).
+    pub at: u32,
     /// Size on the wire in bytes.
     pub size: u32,
     pub seq: u64,

@@ -322,7 +322,7 @@ impl Transport {
             let p = env.net.alloc(Packet {
                 flow: f,
                 kind: tx.kind,
-                hop: 0,
+                at: 0,
                 size,
                 seq: tx.seq,
                 ts: tx.ts,

@@ -109,7 +109,7 @@ impl Cbr {
                 let p = Packet {
                     flow: f,
                     kind: Kind::Datagram,
-                    hop: 0,
+                    at: 0,
                     size: c.packet,
                     seq,
                     ts: now,

@@ -46,7 +46,7 @@ fn run(net: &mut Network, sends: &[(Time, u32, u32, Ecn)]) -> Vec<(Time, Packet)
         let p = Packet {
             flow,
             kind: Kind::Data,
-            hop: 0,
+            at: 0,
             size,
             seq: seq as u64,
             ts: t,
