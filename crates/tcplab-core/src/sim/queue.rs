@@ -122,20 +122,29 @@ impl<E: Copy> SortedRing<E> {
 
     #[inline]
     fn insert(&mut self, e: Entry<E>) {
+        *self.make_room(e.key, || e) = e;
+    }
+
+    /// Shift the entries later than `key` one place back and return the slot freed for it
+    /// (the caller writes the entry there: built in place, not copied from the stack, where
+    /// a wide load of what narrow stores just wrote stalls the processor).
+    /// `fill`: what the new slots hold until written, if the ring grows.
+    #[inline(always)]
+    fn make_room(&mut self, key: Key, fill: impl FnOnce() -> Entry<E>) -> &mut Entry<E> {
         if self.len == self.buf.len() {
-            self.grow(e);
+            self.grow(fill());
         }
         let mut i = self.len;
         while i > 0 {
             let prev = self.at(self.head + i - 1);
-            if prev.key < e.key {
+            if prev.key < key {
                 break;
             }
             *self.at_mut(self.head + i) = prev;
             i -= 1;
         }
-        *self.at_mut(self.head + i) = e;
         self.len += 1;
+        self.at_mut(self.head + i)
     }
 
     /// The slot `i & (capacity - 1)`; the buffer must not be empty (capacity a power of two).
@@ -272,7 +281,12 @@ impl<E: Copy> EventQueue<E> {
 
     /// Schedule `ev` at the place `key` took.
     #[inline(always)]
-    pub fn schedule_key(&mut self, key: Key, ev: impl Into<E>) {
+    pub fn schedule_key(&mut self, key: Key, ev: impl Into<E> + Copy) {
+        if key.time() < self.now.saturating_add(NEAR) && !self.in_heap && self.ring.len < RING_MAX {
+            let entry = || Entry { key, ev: ev.into() };
+            *self.ring.make_room(key, entry) = entry();
+            return;
+        }
         let entry = Entry { key, ev: ev.into() };
         if key.time() >= self.now.saturating_add(NEAR) {
             self.far.push(entry);
