@@ -44,11 +44,11 @@
 //! TCP-Linux's recovery exit sets cwnd back to ssthresh anyway when it is lower. Reno's
 //! increase needs a full window before the ACK (`tcp_is_cwnd_limited`, TCP-Linux's in flight
 //! ≥ cwnd).
-use super::linux::{self, param_int, snd_cwnd};
+use super::linux::{self, param_flag, param_int, snd_cwnd};
 use super::{check_params, AckSample, CcState, CongestionControl, Params, Phase, Recovery, Signal};
 use crate::sim::Time;
 
-const PARAMS: &[&str] = &["threshold", "inference", "word_bits"];
+const PARAMS: &[&str] = &["threshold", "inference", "word_bits", "abc"];
 /// The module's OWD resolution (units per second) and the local clock rate (HZ).
 const LP_RESOL: u64 = 1000;
 const HZ: u64 = 1000;
@@ -81,6 +81,8 @@ pub struct Lp {
     /// A cut decided on this ACK, applied by `on_ack`: true = to 1, false = halve.
     pending_cut: Option<bool>,
     cwnd_cnt: u64,
+    /// TCP-Linux's `tcp_abc = 1` (`abc`), else the kernel's default 0.
+    abc: Option<linux::ByteCount>,
     min_cwnd: linux::MinCwnd,
     cuts: u64,
 }
@@ -95,7 +97,9 @@ impl Lp {
         if bits != 32 && bits != 64 {
             return Err(format!("{N}: word_bits = {bits} is not allowed; must be 32 or 64"));
         }
-        Ok(Box::new(Lp::new(threshold, inference, bits == 64)))
+        let mut lp = Lp::new(threshold, inference, bits == 64);
+        lp.abc = param_flag(N, params, "abc", true)?.then(linux::ByteCount::default);
+        Ok(Box::new(lp))
     }
 
     pub fn new(threshold: u64, inference_mult: u64, wide: bool) -> Lp {
@@ -104,6 +108,7 @@ impl Lp {
             inference_mult,
             mask: if wide { u64::MAX } else { u32::MAX as u64 },
             owd_min: u32::MAX as u64,
+            abc: Some(linux::ByteCount::default()),
             ..Lp::default()
         }
     }
@@ -232,6 +237,9 @@ impl CongestionControl for Lp {
     }
 
     fn on_ack_arrival(&mut self, st: &CcState, ack: &AckSample) {
+        if let Some(abc) = &mut self.abc {
+            abc.add(ack.acked);
+        }
         if ack.duplicate || ack.acked == 0 {
             return;
         }
@@ -251,10 +259,11 @@ impl CongestionControl for Lp {
         // Reno's increase (`tcp_reno_cong_avoid`) needs a full window before the ACK
         // (`tcp_is_cwnd_limited`), judged against the window after the cut
         if !self.within_inf && super::vegas::cwnd_limited(st, ack.acked) {
-            if linux::in_slow_start(st) {
-                linux::slow_start(st);
-            } else {
-                linux::reno_ai(st, &mut self.cwnd_cnt);
+            match (&mut self.abc, linux::in_slow_start(st)) {
+                (Some(abc), true) => abc.slow_start(st),
+                (Some(abc), false) => abc.reno_ai(st),
+                (None, true) => linux::slow_start(st),
+                (None, false) => linux::reno_ai(st, &mut self.cwnd_cnt),
             }
         }
     }
@@ -264,6 +273,9 @@ impl CongestionControl for Lp {
         self.min_cwnd.on_congestion(st, signal);
         linux::apply_loss(st, signal, ssthresh);
         self.cwnd_cnt = 0;
+        if let Some(abc) = &mut self.abc {
+            abc.reset();
+        }
         self.pending_cut = None;
     }
 

@@ -68,12 +68,18 @@ pub struct WestwoodPlus {
     loss_min_cwnd: f64,
     cwnd_cnt: u64,
     min_cwnd: linux::MinCwnd,
+    /// TCP-Linux's `tcp_abc = 1` (`abc`), else the kernel's default 0.
+    abc: Option<linux::ByteCount>,
 }
 
 impl WestwoodPlus {
     pub fn create(params: &Params) -> Result<Box<dyn CongestionControl>, String> {
         const N: &str = "westwood_plus";
-        check_params(N, params, &["timeout_bwe", "min_interval", "hz", "tcp_linux_exit"])?;
+        check_params(
+            N,
+            params,
+            &["timeout_bwe", "min_interval", "hz", "tcp_linux_exit", "abc"],
+        )?;
         let min_interval = param_in(N, params, "min_interval", 0.05, 0.0, 1e3)?;
         if min_interval < 1e-6 {
             return Err(format!(
@@ -83,6 +89,7 @@ impl WestwoodPlus {
         let mut w = WestwoodPlus::new(param_flag(N, params, "timeout_bwe", false)?, min_interval);
         w.hz = param_int(N, params, "hz", 1000, 10, 1_000_000)? as f64;
         w.tcp_linux_exit = param_flag(N, params, "tcp_linux_exit", false)?;
+        w.abc = param_flag(N, params, "abc", true)?.then(linux::ByteCount::default);
         Ok(Box::new(w))
     }
 
@@ -103,6 +110,7 @@ impl WestwoodPlus {
             loss_min_cwnd: 0.0,
             cwnd_cnt: 0,
             min_cwnd: linux::MinCwnd::default(),
+            abc: Some(linux::ByteCount::default()),
         }
     }
 
@@ -177,6 +185,9 @@ impl CongestionControl for WestwoodPlus {
         if let (false, Some(r)) = (ack.duplicate, ack.rtt) {
             self.rtt_sample(r);
         }
+        if let Some(abc) = &mut self.abc {
+            abc.add(ack.acked);
+        }
         let now = self.jiffies(st);
         let start = *self.rtt_win_sx.get_or_insert(now);
         let delta = now - start;
@@ -193,11 +204,16 @@ impl CongestionControl for WestwoodPlus {
         }
     }
 
-    fn on_ack(&mut self, st: &mut CcState, _ack: &AckSample) {
-        if linux::in_slow_start(st) {
-            linux::slow_start(st);
-        } else {
-            linux::reno_ai(st, &mut self.cwnd_cnt);
+    fn on_ack(&mut self, st: &mut CcState, ack: &AckSample) {
+        // `tcp_reno_cong_avoid`: nothing unless the window was full before the ACK
+        if !super::vegas::cwnd_limited(st, ack.acked) {
+            return;
+        }
+        match (&mut self.abc, linux::in_slow_start(st)) {
+            (Some(abc), true) => abc.slow_start(st),
+            (Some(abc), false) => abc.reno_ai(st),
+            (None, true) => linux::slow_start(st),
+            (None, false) => linux::reno_ai(st, &mut self.cwnd_cnt),
         }
     }
 
@@ -213,6 +229,9 @@ impl CongestionControl for WestwoodPlus {
         self.min_cwnd.on_congestion(st, signal);
         linux::apply_loss(st, signal, ssthresh);
         self.cwnd_cnt = 0;
+        if let Some(abc) = &mut self.abc {
+            abc.reset();
+        }
     }
 
     fn on_recovery_ack(&mut self, st: &mut CcState, _ack: &AckSample) {
