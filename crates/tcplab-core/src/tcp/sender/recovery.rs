@@ -140,7 +140,13 @@ impl Sender {
         }
         let mut reduce = true;
         if let Some(r) = self.recover {
-            if self.snd_una <= r {
+            // TCP-Linux (`tcp_fastretrans_alert`) returns to the open state once everything
+            // outstanding at the reduction is acknowledged (snd_una = recover) and from there
+            // takes any loss its scoreboard finds as a new one: a loss of the first segment
+            // sent after the fast retransmit is recovered, not left to the RTO (ns-2's
+            // NewReno waits for an ACK beyond recover).
+            let linux_open = self.cc.tcp_linux() && self.sack_recovery() && self.snd_una == r;
+            if self.snd_una <= r && !linux_open {
                 // Still inside the window of the previous reduction: not a new loss event,
                 // unless that reduction answered an ECN-Echo; then the loss is recovered
                 // without reducing the window a second time (RFC 3168 §6.1.2, as ns-2).
