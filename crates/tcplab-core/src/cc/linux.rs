@@ -327,6 +327,43 @@ mod tests {
     }
 
     #[test]
+    fn byte_counting_grows_once_per_window_acknowledged_and_carries_the_rest() {
+        // tcp_abc = 1 (ns-2.35's TCP-Linux): in congestion avoidance at cwnd 10 the 10th
+        // segment acknowledged adds one (without ABC the 11th ACK, above)
+        let mut st = test_state(10.0, 5.0);
+        let mut abc = ByteCount::default();
+        for _ in 0..9 {
+            abc.add(1);
+            abc.reno_ai(&mut st);
+        }
+        assert_eq!((st.cwnd, abc.acked), (10.0, 9));
+        abc.add(1);
+        abc.reno_ai(&mut st);
+        assert_eq!((st.cwnd, abc.acked), (11.0, 0));
+        // 25 segments counted during a recovery (the ACK that ends it covers them): the
+        // next ACKs add one each while the count holds a window: 26 -> 11 (cwnd 12),
+        // 12 -> 0 (cwnd 13), then 1 < 13
+        abc.add(25);
+        for _ in 0..3 {
+            abc.add(1);
+            abc.reno_ai(&mut st);
+        }
+        assert_eq!((st.cwnd, abc.acked), (13.0, 1));
+        // a loss empties the count
+        abc.reset();
+        abc.reno_ai(&mut st);
+        assert_eq!((st.cwnd, abc.acked), (13.0, 0));
+        // slow start: one segment per ACK however many it acknowledges, none without a
+        // segment counted; the count is emptied
+        let mut st = test_state(4.0, 100.0);
+        abc.slow_start(&mut st);
+        assert_eq!(st.cwnd, 4.0);
+        abc.add(3);
+        abc.slow_start(&mut st);
+        assert_eq!((st.cwnd, abc.acked), (5.0, 0));
+    }
+
+    #[test]
     fn rounds_end_when_the_flight_at_their_start_is_acknowledged() {
         let mut st = test_state(10.0, 5.0);
         let mut r = Rounds::default();

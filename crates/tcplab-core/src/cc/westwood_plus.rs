@@ -386,6 +386,55 @@ mod tests {
     }
 
     #[test]
+    fn the_segments_acknowledged_in_recovery_count_toward_the_growth_after_it() {
+        // ns-2.35's TCP-Linux runs tcp_reno_cong_avoid with tcp_abc = 1. cwnd 40 with 40
+        // in flight, BWE·RTTmin = 400 segments/s × 50 ms = 20: the loss sets ssthresh 20;
+        // the recovery's ACKs acknowledge 40 segments (5 partial, then 35), it ends at
+        // cwnd = ssthresh = 20 (the kernel's exit). Then ACKs of one segment each with the
+        // window full: 41 counted ≥ 20 → 21 (21 left), 22 ≥ 21 → 22 (1 left), 2 < 22.
+        let grow = |abc: bool| {
+            let mut w = WestwoodPlus::new(false, 0.05);
+            if !abc {
+                w.abc = None;
+            }
+            w.bw_est = 400.0;
+            w.rtt_min = Some(50);
+            w.rtt = 50;
+            let mut st = test_state(40.0, 1e9);
+            st.flight = 40;
+            w.on_congestion(&mut st, Signal::DupAcks);
+            for n in [5, 35] {
+                w.on_ack_arrival(&st, &ack(n));
+            }
+            w.on_recovery_exit(&mut st);
+            assert_eq!((st.cwnd, st.ssthresh), (20.0, 20.0));
+            st.flight = 20;
+            let mut after = vec![];
+            for _ in 0..3 {
+                w.on_ack_arrival(&st, &ack(1));
+                w.on_ack(&mut st, &ack(1));
+                after.push(st.cwnd);
+            }
+            // a window not full before the ACK (tcp_is_cwnd_limited) does not grow
+            st.flight = 5;
+            w.on_ack_arrival(&st, &ack(1));
+            w.on_ack(&mut st, &ack(1));
+            after.push(st.cwnd);
+            after
+        };
+        assert_eq!(grow(true), vec![21.0, 22.0, 22.0, 22.0]);
+        // abc = 0, the kernel's default: +1 once 20 + 1 ACKs are counted from the exit
+        assert_eq!(grow(false), vec![20.0, 20.0, 20.0, 20.0]);
+        let mut p = Params::new();
+        assert!(WestwoodPlus::create(&p).is_ok());
+        p.insert("abc".into(), 0.0);
+        assert!(WestwoodPlus::create(&p).is_ok());
+        p.insert("abc".into(), 0.5);
+        let e = WestwoodPlus::create(&p).err().expect("abc 0.5 is refused");
+        assert!(e.contains("westwood_plus: abc = 0.5"), "{e}");
+    }
+
+    #[test]
     fn duplicate_acks_are_credited_once() {
         let mut w = WestwoodPlus::new(false, 0.05);
         assert_eq!(w.acked_count(&ack(0)), 1);
