@@ -341,14 +341,14 @@ mod tests {
         abc.reno_ai(&mut st);
         assert_eq!((st.cwnd, abc.acked), (11.0, 0));
         // 25 segments counted during a recovery (the ACK that ends it covers them): the
-        // next ACKs add one each while the count holds a window: 26 -> 11 (cwnd 12),
-        // 12 -> 0 (cwnd 13), then 1 < 13
+        // next ACKs add one each while the count holds a window: 26 - 11 = 15 (cwnd 12),
+        // 16 - 12 = 4 (cwnd 13), then 5 < 13
         abc.add(25);
         for _ in 0..3 {
             abc.add(1);
             abc.reno_ai(&mut st);
         }
-        assert_eq!((st.cwnd, abc.acked), (13.0, 1));
+        assert_eq!((st.cwnd, abc.acked), (13.0, 5));
         // a loss empties the count
         abc.reset();
         abc.reno_ai(&mut st);

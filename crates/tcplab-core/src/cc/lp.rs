@@ -402,17 +402,29 @@ mod tests {
 
     #[test]
     fn without_timestamps_lp_is_reno() {
-        let mut lp = Lp::new(15, 3, true);
-        let mut st = test_state(5.0, 10.0);
+        let reno = |abc: bool| {
+            let mut lp = Lp::new(15, 3, true);
+            if !abc {
+                lp.abc = None;
+            }
+            let mut st = test_state(5.0, 10.0);
+            let a = one_ack(None);
+            for i in 0..190u64 {
+                st.now = i * 10 * MS;
+                st.flight = snd_cwnd(&st) - 1;
+                lp.on_ack_arrival(&st, &a);
+                lp.on_ack(&mut st, &a);
+            }
+            (lp, st)
+        };
+        // slow start 5 → 11 in 6 ACKs (cwnd ≤ ssthresh = 10 grows), then Reno's increase
+        // over the 184 ACKs left: with TCP-Linux's byte counting (tcp_abc = 1) +1 per cwnd
+        // segments, 11 + 12 + … + 21 = 176 buy 11 segments; with the kernel's default
+        // (abc = 0) +1 per cwnd + 1 ACKs, 12 + … + 21 = 165 buy 10 (the 11th needs 187)
+        let (_, st) = reno(false);
+        assert_eq!(st.cwnd, 21.0);
+        let (mut lp, mut st) = reno(true);
         let a = one_ack(None);
-        for i in 0..200u64 {
-            st.now = i * 10 * MS;
-            st.flight = snd_cwnd(&st) - 1;
-            lp.on_ack_arrival(&st, &a);
-            lp.on_ack(&mut st, &a);
-        }
-        // slow start 5 → 11 in 6 ACKs (cwnd ≤ ssthresh = 10 grows), then Reno's +1 per
-        // cwnd + 1 ACKs: 12 + 13 + … + 22 = 187 of the 194 ACKs left buy 11 segments
         assert_eq!(st.cwnd, 22.0);
         assert_eq!(lp.cuts, 0);
         // not window-limited (8 of 22 out before the ACK): no growth
@@ -426,6 +438,12 @@ mod tests {
         assert_eq!(
             create("lp", &p).err().unwrap(),
             "lp: threshold = 101 is not allowed; must be an integer in [0, 100]"
+        );
+        let mut p = Params::new();
+        p.insert("abc".into(), 2.0);
+        assert_eq!(
+            create("lp", &p).err().unwrap(),
+            "lp: abc = 2 is not allowed; must be 0 or 1"
         );
     }
 }

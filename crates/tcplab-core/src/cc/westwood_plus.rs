@@ -387,44 +387,48 @@ mod tests {
 
     #[test]
     fn the_segments_acknowledged_in_recovery_count_toward_the_growth_after_it() {
-        // ns-2.35's TCP-Linux runs tcp_reno_cong_avoid with tcp_abc = 1. cwnd 40 with 40
-        // in flight, BWE·RTTmin = 400 segments/s × 50 ms = 20: the loss sets ssthresh 20;
-        // the recovery's ACKs acknowledge 40 segments (5 partial, then 35), it ends at
-        // cwnd = ssthresh = 20 (the kernel's exit). Then ACKs of one segment each with the
-        // window full: 41 counted ≥ 20 → 21 (21 left), 22 ≥ 21 → 22 (1 left), 2 < 22.
+        // ns-2.35's TCP-Linux runs tcp_reno_cong_avoid with tcp_abc = 1. With its exit
+        // (tcp_linux_exit): cwnd 64 with 64 in flight, BWE·RTTmin = 700 segments/s × 50 ms
+        // = 35 above Reno's ssthresh 32; the recovery's ACKs acknowledge 64 segments (10
+        // partial, then 54) and it ends at cwnd 35. Then ACKs of one segment each with the
+        // window full: 65 counted ≥ 35 → 36 (30 left); 31..35 < 36; 36 ≥ 36 → 37 (0 left);
+        // 1 < 37. Without ABC (the kernel's default) the counter starts at the loss and the
+        // window grows after 36 ACKs.
         let grow = |abc: bool| {
             let mut w = WestwoodPlus::new(false, 0.05);
+            w.tcp_linux_exit = true;
             if !abc {
                 w.abc = None;
             }
-            w.bw_est = 400.0;
+            w.bw_est = 700.0;
             w.rtt_min = Some(50);
             w.rtt = 50;
-            let mut st = test_state(40.0, 1e9);
-            st.flight = 40;
+            let mut st = test_state(64.0, 1e9);
+            st.flight = 64;
             w.on_congestion(&mut st, Signal::DupAcks);
-            for n in [5, 35] {
+            for n in [10, 54] {
                 w.on_ack_arrival(&st, &ack(n));
             }
             w.on_recovery_exit(&mut st);
-            assert_eq!((st.cwnd, st.ssthresh), (20.0, 20.0));
-            st.flight = 20;
+            assert_eq!((st.cwnd, st.ssthresh), (35.0, 32.0));
+            st.flight = 35;
             let mut after = vec![];
-            for _ in 0..3 {
+            for _ in 0..8 {
                 w.on_ack_arrival(&st, &ack(1));
                 w.on_ack(&mut st, &ack(1));
                 after.push(st.cwnd);
             }
             // a window not full before the ACK (tcp_is_cwnd_limited) does not grow
             st.flight = 5;
-            w.on_ack_arrival(&st, &ack(1));
-            w.on_ack(&mut st, &ack(1));
+            for _ in 0..40 {
+                w.on_ack_arrival(&st, &ack(1));
+                w.on_ack(&mut st, &ack(1));
+            }
             after.push(st.cwnd);
             after
         };
-        assert_eq!(grow(true), vec![21.0, 22.0, 22.0, 22.0]);
-        // abc = 0, the kernel's default: +1 once 20 + 1 ACKs are counted from the exit
-        assert_eq!(grow(false), vec![20.0, 20.0, 20.0, 20.0]);
+        assert_eq!(grow(true), vec![36.0, 36.0, 36.0, 36.0, 36.0, 36.0, 37.0, 37.0, 37.0]);
+        assert_eq!(grow(false), vec![35.0; 9]);
         let mut p = Params::new();
         assert!(WestwoodPlus::create(&p).is_ok());
         p.insert("abc".into(), 0.0);
