@@ -4,8 +4,11 @@
 //!
 //! TCP-LP uses only the bandwidth that TCP flows leave: it takes a rise of the one-way delay
 //! (OWD) as an early congestion indication and backs off before the queue overflows. Its
-//! increase and loss response are Reno's (Linux 2.6.22's: +1 per ACK while cwnd ≤ ssthresh,
-//! then +1 every cwnd + 1 ACKs; ssthresh = max(cwnd/2, 2) on a loss). On every ACK that
+//! increase and loss response are Reno's (Linux 2.6.22's `tcp_reno_cong_avoid`: +1 per ACK
+//! while cwnd ≤ ssthresh, then +1 once cwnd segments are acknowledged with the Appropriate
+//! Byte Counting ns-2.35's TCP-Linux runs it with, `sysctl_tcp_abc` = 1 there, or every
+//! cwnd + 1 ACKs with the kernel's default 0, `abc = 0`; ssthresh = max(cwnd/2, 2) on a
+//! loss). On every ACK that
 //! acknowledges new data:
 //! - the OWD is measured from the timestamp option, in milliseconds (ns-2's and the kernel's
 //!   1000 Hz clock; TSval and TSecr rounded to ms, the local clock truncated): the module
@@ -31,15 +34,16 @@
 //! no OWD, never an early congestion indication, and TCP-LP is Reno (so it is here).
 //!
 //! Parameters (`cc_params`): `threshold` = 15 (percent of the OWD range), `inference` = 3
-//! (the inference time in multiples of the RTT), `word_bits` = 64 (or 32); the OWD
-//! resolution (1000) is the module's.
+//! (the inference time in multiples of the RTT), `word_bits` = 64 (or 32), `abc` = 1 (or 0,
+//! above); the OWD resolution (1000) is the module's.
 //!
 //! In SACK recovery cwnd is the module's `min_cwnd` = ssthresh/2 (`tcp_reno_min_cwnd`), the
 //! floor of Linux 2.6.22's rate halving (`linux::MinCwnd`); the sender's TCP-Linux recovery
 //! (`tcp_linux`) halves the rate from the window at the loss down to it, held to what is in
 //! flight + 1, and ends recovery at min(ssthresh, in flight + 3) when the floor is lower.
 //!
-//! Departures: the kernel runs the detection also on ACKs during fast recovery; here a cut
+//! Departures: byte counting by default (TCP-Linux's setting, not the kernel's); the kernel
+//! runs the detection also on ACKs during fast recovery; here a cut
 //! decided then is not applied (its bookkeeping is: min/max restart, the cut's time), since
 //! TCP-Linux's recovery exit sets cwnd back to ssthresh anyway when it is lower. Reno's
 //! increase needs a full window before the ACK (`tcp_is_cwnd_limited`, TCP-Linux's in flight

@@ -14,8 +14,12 @@
 //! one; srtt ← srtt + (m − srtt)/8 in fixed point with 3 fractional bits), not the
 //! backplane's srtt, whose samples are rounded to the flow's `tick` (10 ms by default: a
 //! 45 ms path read as 50 ms made BWE·RTTmin 11 % too large); the interval runs from jiffy
-//! to jiffy. RTTmin is the smallest such RTT. Growth is Reno's (Linux: +1 per cwnd + 1 ACKs
-//! in congestion avoidance). On duplicate ACKs ssthresh = max(⌊cwnd/2⌋, 2)
+//! to jiffy. RTTmin is the smallest such RTT. Growth is Reno's (`tcp_reno_cong_avoid`, only
+//! when the window was full before the ACK, `tcp_is_cwnd_limited`) with the Appropriate Byte
+//! Counting ns-2.35's TCP-Linux runs it with (`sysctl_tcp_abc` = 1 there, `linux::ByteCount`):
+//! +1 once cwnd segments are acknowledged, counting those acknowledged during a recovery, so
+//! the window grows faster right after one; `abc = 0` is the 2.6.22 kernel's default (+1 per
+//! cwnd + 1 ACKs). On duplicate ACKs ssthresh = max(⌊cwnd/2⌋, 2)
 //! during recovery, and when recovery ends cwnd = ssthresh = max(⌊BWE·RTTmin⌋, 2) (the
 //! kernel's `CA_EVENT_COMPLETE_CWR`). In SACK recovery cwnd
 //! follows Linux's rate halving (`tcp_cwnd_down`) toward the module's `min_cwnd` =
@@ -37,9 +41,11 @@
 //!
 //! Parameters (`cc_params`): `timeout_bwe` = 0, `min_interval` = 0.05 s (the kernel's
 //! TCP_WESTWOOD_RTT_MIN), `hz` = 1000 (jiffies per second: ns-2's TCP-Linux, and the
-//! kernel's HZ), `tcp_linux_exit` = 0.
+//! kernel's HZ), `tcp_linux_exit` = 0, `abc` = 1 (TCP-Linux's byte counting; 0: the
+//! kernel's default).
 //!
-//! Departures from the kernel: a float estimate (segments per second, not bytes per jiffy);
+//! Departures from the kernel: byte counting by default (TCP-Linux's setting, above); a
+//! float estimate (segments per second, not bytes per jiffy);
 //! RTT samples only from ACKs of new data that carry one (with timestamps, every such ACK;
 //! ns-2's glue also feeds the duplicate ACKs' echoes to srtt); the kernel's fast path
 //! (in-order ACKs counted without the duplicate-ACK bookkeeping) is the same count here;
