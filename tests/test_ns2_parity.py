@@ -255,9 +255,6 @@ TRAJECTORY_TOLERANCE = {"goodput_bps": 0.05, "loss_events": 0.10, "mean_cwnd": 0
 L1, LFP, SHARED = "1 flow, 1% loss", "long fat pipe", "4 flows, 30-packet buffer"
 KNOWN_TRAJECTORY_GAPS = {
     ("cubic_linux", SHARED): {"period"},
-    ("westwood_plus", L1): {"goodput_bps", "loss_events", "mean_cwnd"},
-    ("westwood_plus", SHARED): {"loss_events", "period"},
-    ("lp", L1): {"mean_cwnd"},
     ("lp", SHARED): {"mean_cwnd"},
 }
 

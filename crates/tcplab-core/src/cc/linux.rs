@@ -37,6 +37,50 @@ pub fn reno_ai(st: &mut CcState, cwnd_cnt: &mut u64) {
     }
 }
 
+/// Appropriate Byte Counting as ns-2.35's TCP-Linux runs `tcp_slow_start` and
+/// `tcp_reno_cong_avoid`: its `sysctl_tcp_abc` is 1 (ns-linux-param.c), where the 2.6.22
+/// kernel's default is 0 ([`slow_start`], [`reno_ai`]). The glue adds every new ACK's
+/// segments to `bytes_acked`, in recovery too, and zeroes it when a recovery or a timeout
+/// begins; slow start adds one segment per ACK and empties the count; congestion avoidance
+/// adds one segment once a window's worth is counted and keeps the rest. The segments
+/// acknowledged in a recovery thus count toward the growth after it (counted here in
+/// segments: the glue's `bytes_acked` is whole `mss_cache`s).
+#[derive(Debug, Clone, Default)]
+pub struct ByteCount {
+    pub acked: u64,
+}
+
+impl ByteCount {
+    /// A new ACK of `acked` segments arrived (any state).
+    pub fn add(&mut self, acked: u64) {
+        self.acked += acked;
+    }
+
+    /// A recovery or a timeout begins.
+    pub fn reset(&mut self) {
+        self.acked = 0;
+    }
+
+    /// `tcp_slow_start` with `tcp_abc = 1`: one segment if at least one was counted.
+    pub fn slow_start(&mut self, st: &mut CcState) {
+        if self.acked == 0 {
+            return;
+        }
+        self.acked = 0;
+        st.cwnd += 1.0;
+    }
+
+    /// `tcp_reno_cong_avoid` with `tcp_abc = 1` in congestion avoidance: one segment once
+    /// cwnd segments are counted.
+    pub fn reno_ai(&mut self, st: &mut CcState) {
+        let w = snd_cwnd(st);
+        if self.acked >= w {
+            self.acked -= w;
+            st.cwnd += 1.0;
+        }
+    }
+}
+
 /// Does this congestion signal make Linux call the module's `ssthresh()`? Linux 2.6.22
 /// computes a new ssthresh on entering fast recovery (`tcp_fastretrans_alert`), and on a
 /// timeout only from the open or disorder state (`tcp_enter_loss`): a timeout during fast
@@ -280,6 +324,43 @@ mod tests {
         assert_eq!(st.cwnd, 10.0);
         reno_ai(&mut st, &mut cnt);
         assert_eq!((st.cwnd, cnt), (11.0, 0));
+    }
+
+    #[test]
+    fn byte_counting_grows_once_per_window_acknowledged_and_carries_the_rest() {
+        // tcp_abc = 1 (ns-2.35's TCP-Linux): in congestion avoidance at cwnd 10 the 10th
+        // segment acknowledged adds one (without ABC the 11th ACK, above)
+        let mut st = test_state(10.0, 5.0);
+        let mut abc = ByteCount::default();
+        for _ in 0..9 {
+            abc.add(1);
+            abc.reno_ai(&mut st);
+        }
+        assert_eq!((st.cwnd, abc.acked), (10.0, 9));
+        abc.add(1);
+        abc.reno_ai(&mut st);
+        assert_eq!((st.cwnd, abc.acked), (11.0, 0));
+        // 25 segments counted during a recovery (the ACK that ends it covers them): the
+        // next ACKs add one each while the count holds a window: 26 - 11 = 15 (cwnd 12),
+        // 16 - 12 = 4 (cwnd 13), then 5 < 13
+        abc.add(25);
+        for _ in 0..3 {
+            abc.add(1);
+            abc.reno_ai(&mut st);
+        }
+        assert_eq!((st.cwnd, abc.acked), (13.0, 5));
+        // a loss empties the count
+        abc.reset();
+        abc.reno_ai(&mut st);
+        assert_eq!((st.cwnd, abc.acked), (13.0, 0));
+        // slow start: one segment per ACK however many it acknowledges, none without a
+        // segment counted; the count is emptied
+        let mut st = test_state(4.0, 100.0);
+        abc.slow_start(&mut st);
+        assert_eq!(st.cwnd, 4.0);
+        abc.add(3);
+        abc.slow_start(&mut st);
+        assert_eq!((st.cwnd, abc.acked), (5.0, 0));
     }
 
     #[test]

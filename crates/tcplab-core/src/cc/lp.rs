@@ -4,8 +4,11 @@
 //!
 //! TCP-LP uses only the bandwidth that TCP flows leave: it takes a rise of the one-way delay
 //! (OWD) as an early congestion indication and backs off before the queue overflows. Its
-//! increase and loss response are Reno's (Linux 2.6.22's: +1 per ACK while cwnd ≤ ssthresh,
-//! then +1 every cwnd + 1 ACKs; ssthresh = max(cwnd/2, 2) on a loss). On every ACK that
+//! increase and loss response are Reno's (Linux 2.6.22's `tcp_reno_cong_avoid`: +1 per ACK
+//! while cwnd ≤ ssthresh, then +1 once cwnd segments are acknowledged with the Appropriate
+//! Byte Counting ns-2.35's TCP-Linux runs it with, `sysctl_tcp_abc` = 1 there, or every
+//! cwnd + 1 ACKs with the kernel's default 0, `abc = 0`; ssthresh = max(cwnd/2, 2) on a
+//! loss). On every ACK that
 //! acknowledges new data:
 //! - the OWD is measured from the timestamp option, in milliseconds (ns-2's and the kernel's
 //!   1000 Hz clock; TSval and TSecr rounded to ms, the local clock truncated): the module
@@ -31,24 +34,25 @@
 //! no OWD, never an early congestion indication, and TCP-LP is Reno (so it is here).
 //!
 //! Parameters (`cc_params`): `threshold` = 15 (percent of the OWD range), `inference` = 3
-//! (the inference time in multiples of the RTT), `word_bits` = 64 (or 32); the OWD
-//! resolution (1000) is the module's.
+//! (the inference time in multiples of the RTT), `word_bits` = 64 (or 32), `abc` = 1 (or 0,
+//! above); the OWD resolution (1000) is the module's.
 //!
 //! In SACK recovery cwnd is the module's `min_cwnd` = ssthresh/2 (`tcp_reno_min_cwnd`), the
 //! floor of Linux 2.6.22's rate halving (`linux::MinCwnd`); the sender's TCP-Linux recovery
 //! (`tcp_linux`) halves the rate from the window at the loss down to it, held to what is in
 //! flight + 1, and ends recovery at min(ssthresh, in flight + 3) when the floor is lower.
 //!
-//! Departures: the kernel runs the detection also on ACKs during fast recovery; here a cut
+//! Departures: byte counting by default (TCP-Linux's setting, not the kernel's); the kernel
+//! runs the detection also on ACKs during fast recovery; here a cut
 //! decided then is not applied (its bookkeeping is: min/max restart, the cut's time), since
 //! TCP-Linux's recovery exit sets cwnd back to ssthresh anyway when it is lower. Reno's
 //! increase needs a full window before the ACK (`tcp_is_cwnd_limited`, TCP-Linux's in flight
 //! ≥ cwnd).
-use super::linux::{self, param_int, snd_cwnd};
+use super::linux::{self, param_flag, param_int, snd_cwnd};
 use super::{check_params, AckSample, CcState, CongestionControl, Params, Phase, Recovery, Signal};
 use crate::sim::Time;
 
-const PARAMS: &[&str] = &["threshold", "inference", "word_bits"];
+const PARAMS: &[&str] = &["threshold", "inference", "word_bits", "abc"];
 /// The module's OWD resolution (units per second) and the local clock rate (HZ).
 const LP_RESOL: u64 = 1000;
 const HZ: u64 = 1000;
@@ -81,6 +85,8 @@ pub struct Lp {
     /// A cut decided on this ACK, applied by `on_ack`: true = to 1, false = halve.
     pending_cut: Option<bool>,
     cwnd_cnt: u64,
+    /// TCP-Linux's `tcp_abc = 1` (`abc`), else the kernel's default 0.
+    abc: Option<linux::ByteCount>,
     min_cwnd: linux::MinCwnd,
     cuts: u64,
 }
@@ -95,7 +101,9 @@ impl Lp {
         if bits != 32 && bits != 64 {
             return Err(format!("{N}: word_bits = {bits} is not allowed; must be 32 or 64"));
         }
-        Ok(Box::new(Lp::new(threshold, inference, bits == 64)))
+        let mut lp = Lp::new(threshold, inference, bits == 64);
+        lp.abc = param_flag(N, params, "abc", true)?.then(linux::ByteCount::default);
+        Ok(Box::new(lp))
     }
 
     pub fn new(threshold: u64, inference_mult: u64, wide: bool) -> Lp {
@@ -104,6 +112,7 @@ impl Lp {
             inference_mult,
             mask: if wide { u64::MAX } else { u32::MAX as u64 },
             owd_min: u32::MAX as u64,
+            abc: Some(linux::ByteCount::default()),
             ..Lp::default()
         }
     }
@@ -232,6 +241,9 @@ impl CongestionControl for Lp {
     }
 
     fn on_ack_arrival(&mut self, st: &CcState, ack: &AckSample) {
+        if let Some(abc) = &mut self.abc {
+            abc.add(ack.acked);
+        }
         if ack.duplicate || ack.acked == 0 {
             return;
         }
@@ -251,10 +263,11 @@ impl CongestionControl for Lp {
         // Reno's increase (`tcp_reno_cong_avoid`) needs a full window before the ACK
         // (`tcp_is_cwnd_limited`), judged against the window after the cut
         if !self.within_inf && super::vegas::cwnd_limited(st, ack.acked) {
-            if linux::in_slow_start(st) {
-                linux::slow_start(st);
-            } else {
-                linux::reno_ai(st, &mut self.cwnd_cnt);
+            match (&mut self.abc, linux::in_slow_start(st)) {
+                (Some(abc), true) => abc.slow_start(st),
+                (Some(abc), false) => abc.reno_ai(st),
+                (None, true) => linux::slow_start(st),
+                (None, false) => linux::reno_ai(st, &mut self.cwnd_cnt),
             }
         }
     }
@@ -264,6 +277,9 @@ impl CongestionControl for Lp {
         self.min_cwnd.on_congestion(st, signal);
         linux::apply_loss(st, signal, ssthresh);
         self.cwnd_cnt = 0;
+        if let Some(abc) = &mut self.abc {
+            abc.reset();
+        }
         self.pending_cut = None;
     }
 
@@ -390,17 +406,29 @@ mod tests {
 
     #[test]
     fn without_timestamps_lp_is_reno() {
-        let mut lp = Lp::new(15, 3, true);
-        let mut st = test_state(5.0, 10.0);
+        let reno = |abc: bool| {
+            let mut lp = Lp::new(15, 3, true);
+            if !abc {
+                lp.abc = None;
+            }
+            let mut st = test_state(5.0, 10.0);
+            let a = one_ack(None);
+            for i in 0..190u64 {
+                st.now = i * 10 * MS;
+                st.flight = snd_cwnd(&st) - 1;
+                lp.on_ack_arrival(&st, &a);
+                lp.on_ack(&mut st, &a);
+            }
+            (lp, st)
+        };
+        // slow start 5 → 11 in 6 ACKs (cwnd ≤ ssthresh = 10 grows), then Reno's increase
+        // over the 184 ACKs left: with TCP-Linux's byte counting (tcp_abc = 1) +1 per cwnd
+        // segments, 11 + 12 + … + 21 = 176 buy 11 segments; with the kernel's default
+        // (abc = 0) +1 per cwnd + 1 ACKs, 12 + … + 21 = 165 buy 10 (the 11th needs 187)
+        let (_, st) = reno(false);
+        assert_eq!(st.cwnd, 21.0);
+        let (mut lp, mut st) = reno(true);
         let a = one_ack(None);
-        for i in 0..200u64 {
-            st.now = i * 10 * MS;
-            st.flight = snd_cwnd(&st) - 1;
-            lp.on_ack_arrival(&st, &a);
-            lp.on_ack(&mut st, &a);
-        }
-        // slow start 5 → 11 in 6 ACKs (cwnd ≤ ssthresh = 10 grows), then Reno's +1 per
-        // cwnd + 1 ACKs: 12 + 13 + … + 22 = 187 of the 194 ACKs left buy 11 segments
         assert_eq!(st.cwnd, 22.0);
         assert_eq!(lp.cuts, 0);
         // not window-limited (8 of 22 out before the ACK): no growth
@@ -414,6 +442,12 @@ mod tests {
         assert_eq!(
             create("lp", &p).err().unwrap(),
             "lp: threshold = 101 is not allowed; must be an integer in [0, 100]"
+        );
+        let mut p = Params::new();
+        p.insert("abc".into(), 2.0);
+        assert_eq!(
+            create("lp", &p).err().unwrap(),
+            "lp: abc = 2 is not allowed; must be 0 or 1"
         );
     }
 }

@@ -14,8 +14,12 @@
 //! one; srtt ← srtt + (m − srtt)/8 in fixed point with 3 fractional bits), not the
 //! backplane's srtt, whose samples are rounded to the flow's `tick` (10 ms by default: a
 //! 45 ms path read as 50 ms made BWE·RTTmin 11 % too large); the interval runs from jiffy
-//! to jiffy. RTTmin is the smallest such RTT. Growth is Reno's (Linux: +1 per cwnd + 1 ACKs
-//! in congestion avoidance). On duplicate ACKs ssthresh = max(⌊cwnd/2⌋, 2)
+//! to jiffy. RTTmin is the smallest such RTT. Growth is Reno's (`tcp_reno_cong_avoid`, only
+//! when the window was full before the ACK, `tcp_is_cwnd_limited`) with the Appropriate Byte
+//! Counting ns-2.35's TCP-Linux runs it with (`sysctl_tcp_abc` = 1 there, `linux::ByteCount`):
+//! +1 once cwnd segments are acknowledged, counting those acknowledged during a recovery, so
+//! the window grows faster right after one; `abc = 0` is the 2.6.22 kernel's default (+1 per
+//! cwnd + 1 ACKs). On duplicate ACKs ssthresh = max(⌊cwnd/2⌋, 2)
 //! during recovery, and when recovery ends cwnd = ssthresh = max(⌊BWE·RTTmin⌋, 2) (the
 //! kernel's `CA_EVENT_COMPLETE_CWR`). In SACK recovery cwnd
 //! follows Linux's rate halving (`tcp_cwnd_down`) toward the module's `min_cwnd` =
@@ -37,9 +41,11 @@
 //!
 //! Parameters (`cc_params`): `timeout_bwe` = 0, `min_interval` = 0.05 s (the kernel's
 //! TCP_WESTWOOD_RTT_MIN), `hz` = 1000 (jiffies per second: ns-2's TCP-Linux, and the
-//! kernel's HZ), `tcp_linux_exit` = 0.
+//! kernel's HZ), `tcp_linux_exit` = 0, `abc` = 1 (TCP-Linux's byte counting; 0: the
+//! kernel's default).
 //!
-//! Departures from the kernel: a float estimate (segments per second, not bytes per jiffy);
+//! Departures from the kernel: byte counting by default (TCP-Linux's setting, above); a
+//! float estimate (segments per second, not bytes per jiffy);
 //! RTT samples only from ACKs of new data that carry one (with timestamps, every such ACK;
 //! ns-2's glue also feeds the duplicate ACKs' echoes to srtt); the kernel's fast path
 //! (in-order ACKs counted without the duplicate-ACK bookkeeping) is the same count here;
@@ -68,12 +74,18 @@ pub struct WestwoodPlus {
     loss_min_cwnd: f64,
     cwnd_cnt: u64,
     min_cwnd: linux::MinCwnd,
+    /// TCP-Linux's `tcp_abc = 1` (`abc`), else the kernel's default 0.
+    abc: Option<linux::ByteCount>,
 }
 
 impl WestwoodPlus {
     pub fn create(params: &Params) -> Result<Box<dyn CongestionControl>, String> {
         const N: &str = "westwood_plus";
-        check_params(N, params, &["timeout_bwe", "min_interval", "hz", "tcp_linux_exit"])?;
+        check_params(
+            N,
+            params,
+            &["timeout_bwe", "min_interval", "hz", "tcp_linux_exit", "abc"],
+        )?;
         let min_interval = param_in(N, params, "min_interval", 0.05, 0.0, 1e3)?;
         if min_interval < 1e-6 {
             return Err(format!(
@@ -83,6 +95,7 @@ impl WestwoodPlus {
         let mut w = WestwoodPlus::new(param_flag(N, params, "timeout_bwe", false)?, min_interval);
         w.hz = param_int(N, params, "hz", 1000, 10, 1_000_000)? as f64;
         w.tcp_linux_exit = param_flag(N, params, "tcp_linux_exit", false)?;
+        w.abc = param_flag(N, params, "abc", true)?.then(linux::ByteCount::default);
         Ok(Box::new(w))
     }
 
@@ -103,6 +116,7 @@ impl WestwoodPlus {
             loss_min_cwnd: 0.0,
             cwnd_cnt: 0,
             min_cwnd: linux::MinCwnd::default(),
+            abc: Some(linux::ByteCount::default()),
         }
     }
 
@@ -177,6 +191,9 @@ impl CongestionControl for WestwoodPlus {
         if let (false, Some(r)) = (ack.duplicate, ack.rtt) {
             self.rtt_sample(r);
         }
+        if let Some(abc) = &mut self.abc {
+            abc.add(ack.acked);
+        }
         let now = self.jiffies(st);
         let start = *self.rtt_win_sx.get_or_insert(now);
         let delta = now - start;
@@ -193,11 +210,16 @@ impl CongestionControl for WestwoodPlus {
         }
     }
 
-    fn on_ack(&mut self, st: &mut CcState, _ack: &AckSample) {
-        if linux::in_slow_start(st) {
-            linux::slow_start(st);
-        } else {
-            linux::reno_ai(st, &mut self.cwnd_cnt);
+    fn on_ack(&mut self, st: &mut CcState, ack: &AckSample) {
+        // `tcp_reno_cong_avoid`: nothing unless the window was full before the ACK
+        if !super::vegas::cwnd_limited(st, ack.acked) {
+            return;
+        }
+        match (&mut self.abc, linux::in_slow_start(st)) {
+            (Some(abc), true) => abc.slow_start(st),
+            (Some(abc), false) => abc.reno_ai(st),
+            (None, true) => linux::slow_start(st),
+            (None, false) => linux::reno_ai(st, &mut self.cwnd_cnt),
         }
     }
 
@@ -213,6 +235,9 @@ impl CongestionControl for WestwoodPlus {
         self.min_cwnd.on_congestion(st, signal);
         linux::apply_loss(st, signal, ssthresh);
         self.cwnd_cnt = 0;
+        if let Some(abc) = &mut self.abc {
+            abc.reset();
+        }
     }
 
     fn on_recovery_ack(&mut self, st: &mut CcState, _ack: &AckSample) {
@@ -364,6 +389,59 @@ mod tests {
         w.on_congestion(&mut st, Signal::DupAcks);
         w.on_recovery_ack(&mut st, &ack(0));
         assert_eq!((st.cwnd, st.ssthresh), (10.0, 20.0));
+    }
+
+    #[test]
+    fn the_segments_acknowledged_in_recovery_count_toward_the_growth_after_it() {
+        // ns-2.35's TCP-Linux runs tcp_reno_cong_avoid with tcp_abc = 1. With its exit
+        // (tcp_linux_exit): cwnd 64 with 64 in flight, BWE·RTTmin = 700 segments/s × 50 ms
+        // = 35 above Reno's ssthresh 32; the recovery's ACKs acknowledge 64 segments (10
+        // partial, then 54) and it ends at cwnd 35. Then ACKs of one segment each with the
+        // window full: 65 counted ≥ 35 → 36 (30 left); 31..35 < 36; 36 ≥ 36 → 37 (0 left);
+        // 1 < 37. Without ABC (the kernel's default) the counter starts at the loss and the
+        // window grows after 36 ACKs.
+        let grow = |abc: bool| {
+            let mut w = WestwoodPlus::new(false, 0.05);
+            w.tcp_linux_exit = true;
+            if !abc {
+                w.abc = None;
+            }
+            w.bw_est = 700.0;
+            w.rtt_min = Some(50);
+            w.rtt = 50;
+            let mut st = test_state(64.0, 1e9);
+            st.flight = 64;
+            w.on_congestion(&mut st, Signal::DupAcks);
+            for n in [10, 54] {
+                w.on_ack_arrival(&st, &ack(n));
+            }
+            w.on_recovery_exit(&mut st);
+            assert_eq!((st.cwnd, st.ssthresh), (35.0, 32.0));
+            st.flight = 35;
+            let mut after = vec![];
+            for _ in 0..8 {
+                w.on_ack_arrival(&st, &ack(1));
+                w.on_ack(&mut st, &ack(1));
+                after.push(st.cwnd);
+            }
+            // a window not full before the ACK (tcp_is_cwnd_limited) does not grow
+            st.flight = 5;
+            for _ in 0..40 {
+                w.on_ack_arrival(&st, &ack(1));
+                w.on_ack(&mut st, &ack(1));
+            }
+            after.push(st.cwnd);
+            after
+        };
+        assert_eq!(grow(true), vec![36.0, 36.0, 36.0, 36.0, 36.0, 36.0, 37.0, 37.0, 37.0]);
+        assert_eq!(grow(false), vec![35.0; 9]);
+        let mut p = Params::new();
+        assert!(WestwoodPlus::create(&p).is_ok());
+        p.insert("abc".into(), 0.0);
+        assert!(WestwoodPlus::create(&p).is_ok());
+        p.insert("abc".into(), 0.5);
+        let e = WestwoodPlus::create(&p).err().expect("abc 0.5 is refused");
+        assert!(e.contains("westwood_plus: abc = 0.5"), "{e}");
     }
 
     #[test]

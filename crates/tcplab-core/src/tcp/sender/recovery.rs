@@ -135,12 +135,24 @@ impl Sender {
         if self.dupacks < self.cfg.dupthresh && self.cfg.limited_transmit {
             self.limited_transmit(now, out);
         }
-        if self.dupacks != self.cfg.dupthresh {
+        // TCP-Linux (`tcp_fastretrans_alert`) returns to the open state once everything
+        // outstanding at the last reduction is acknowledged (snd_una = recover) and from
+        // there starts a recovery on the first ACK after which its scoreboard finds
+        // snd_una lost: the first segment sent after a fast retransmit, lost, is recovered,
+        // not left to the RTO (ns-2's NewReno waits for an ACK beyond recover). Duplicate
+        // ACKs without SACKed data above (go-back-N's needless retransmissions after a
+        // timeout) are no loss.
+        let linux_open = self.recover == Some(self.snd_una)
+            && self.dupacks >= self.cfg.dupthresh
+            && self.cc.tcp_linux()
+            && self.sack_recovery()
+            && self.scoreboard.as_ref().is_some_and(|sb| sb.is_lost(self.snd_una));
+        if self.dupacks != self.cfg.dupthresh && !linux_open {
             return;
         }
         let mut reduce = true;
         if let Some(r) = self.recover {
-            if self.snd_una <= r {
+            if self.snd_una <= r && !linux_open {
                 // Still inside the window of the previous reduction: not a new loss event,
                 // unless that reduction answered an ECN-Echo; then the loss is recovered
                 // without reducing the window a second time (RFC 3168 §6.1.2, as ns-2).

@@ -860,3 +860,47 @@ fn linux_ports_never_grow_cwnd_beyond_the_receive_window() {
     assert_eq!(grow("cubic_linux"), 8.0);
     assert!(grow("newreno") > 20.0);
 }
+
+#[test]
+fn a_linux_port_recovers_a_loss_right_after_the_recovery_point_without_a_timeout() {
+    // A window of 10 with 0 lost: 1..9 start a recovery (recover = 10) and let new data out;
+    // the retransmitted 0 ends it with snd_una = recover = 10. Segment 10, the first sent
+    // after the fast retransmit, is lost: the three later segments arriving make three
+    // duplicate ACKs of 10. TCP-Linux is back in the open state and retransmits 10 at once
+    // (`tcp_fastretrans_alert`); ns-2's NewReno takes an ACK beyond recover for a new loss
+    // and waits for the RTO.
+    let run = |cc: &str| {
+        let tcp = TcpSpec {
+            init_cwnd: 10.0,
+            init_ssthresh: 10.0,
+            tick: 0.0,
+            sack: true,
+            ..TcpSpec::default()
+        };
+        let mut s = sender(cc, tcp, None);
+        let mut out = vec![];
+        s.start(0, &mut out);
+        let mut r = crate::tcp::Receiver::new(false, 2, 0).with_sack(true);
+        let mut t = 0;
+        let mut sent = through_receiver(&mut s, &mut r, &mut t, &(1..10).collect::<Vec<_>>()).concat();
+        assert_eq!(sent.first(), Some(&0), "{cc}: 0 retransmitted");
+        sent.extend(through_receiver(&mut s, &mut r, &mut t, &[0]).concat());
+        assert_eq!((s.snd_una, s.recover), (10, Some(10)), "{cc}");
+        assert_ne!(s.st.phase, Phase::FastRecovery, "{cc}: the full ACK ended the recovery");
+        let later: Vec<u64> = sent.iter().copied().filter(|&q| q > 10).take(3).collect();
+        assert_eq!(later.len(), 3, "{cc}: three segments after 10 were sent: {sent:?}");
+        let again = through_receiver(&mut s, &mut r, &mut t, &later).concat();
+        (again, s)
+    };
+    let (again, s) = run("htcp");
+    assert_eq!(
+        again.first(),
+        Some(&10),
+        "htcp retransmits 10 on the third duplicate ACK"
+    );
+    assert_eq!((s.stats.fast_retransmits, s.stats.timeouts), (2, 0));
+    assert_eq!(s.st.phase, Phase::FastRecovery);
+    let (again, s) = run("newreno");
+    assert!(!again.contains(&10), "NewReno leaves 10 to the RTO: {again:?}");
+    assert_eq!(s.stats.fast_retransmits, 1);
+}
