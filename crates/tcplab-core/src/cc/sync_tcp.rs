@@ -46,10 +46,11 @@
 //! - SYNC → TCP: pacing off; **reading**: brtt ← ∞ (relearn the propagation delay after a
 //!   rerouting, §3.4.6), and brtt_epoch ← ∞.
 //!
-//! Pacing (SYNC only): the backplane's leaky bucket at cwnd/srtt (`Pacing::Window`, as FAST)
-//! with the flow's `tcp.pacing_tick` (5 ms by default = T_pace) or `t_pace` when given.
-//! **reading**: the pacing rate uses the backplane's srtt (RFC 6298 weight 1/8 on the same
-//! T_sample samples), not eq. 3.7's (weight 1/10).
+//! Pacing (SYNC only): the backplane's leaky bucket (the one FAST uses) at cwnd/srtt
+//! segments per second with eq. 3.7's srtt (`Pacing::Rate`, set again after every sample and
+//! window change), with the flow's `tcp.pacing_tick` (5 ms by default = T_pace) or `t_pace`
+//! when given. **reading**: eq. 3.7's srtt rather than the backplane's RFC 6298 one, which
+//! is rounded to the clock tick (10 ms by default).
 //!
 //! The optional α bound of §3.4.4 (`alpha_cap` = 1, off by default as in the thesis's
 //! results): α ≤ (5 ms/srtt)·cwnd·(T_win/srtt); **reading**: applied before the floor of 1.
@@ -246,7 +247,7 @@ impl SyncTcp {
 
     /// Th_s2t (eq. 3.11, segments): SYNC → TCP below it; infinite while brtt is unknown.
     pub fn th_s2t(&self) -> f64 {
-        self.brtt / self.qd_gap()
+        self.brtt * self.th_thr()
     }
 
     /// Th_t2s = 2·Th_s2t (segments): TCP → SYNC above it.
@@ -301,9 +302,14 @@ impl SyncTcp {
         }
     }
 
+    /// Pacing at cwnd/srtt (SYNC mode).
+    fn pace(&self, st: &mut CcState) {
+        st.pacing = Pacing::Rate(st.cwnd.max(1.0) / self.srtt);
+    }
+
     fn enter_sync(&mut self, st: &mut CcState) {
         self.mode = Mode::Sync;
-        st.pacing = Pacing::Window;
+        self.pace(st);
         st.ssthresh = st.cwnd;
         let l = self.c.lambda;
         self.set_lambda(st, l);
@@ -425,6 +431,8 @@ impl CongestionControl for SyncTcp {
         }
         if st.cwnd < self.th_s2t() {
             self.leave_sync(st);
+        } else {
+            self.pace(st);
         }
     }
 
@@ -442,6 +450,8 @@ impl CongestionControl for SyncTcp {
                 self.enter(st, Sub::Emptying);
                 if st.cwnd < self.th_s2t() {
                     self.leave_sync(st);
+                } else {
+                    self.pace(st);
                 }
             }
             (Mode::Tcp, _) => halve(st, signal),
@@ -568,7 +578,8 @@ mod tests {
         assert_eq!((st.cwnd, s.mode), (25.0, Mode::Tcp), "25 is not above 25");
         ack(&mut s, &mut st, 30, None);
         assert_eq!((st.cwnd, s.mode, s.sub), (26.0, Mode::Sync, Sub::Emptying));
-        assert_eq!(st.pacing, Pacing::Window);
+        // paced at cwnd/srtt = 26/0.1 segments per second
+        assert_eq!(st.pacing, Pacing::Rate(260.0));
         assert_eq!(st.ssthresh, 26.0);
         assert_eq!(st.log, vec![("sync_mode", 1.0), ("sync_substate", 2.0)]);
         // a loss in TCP mode halves (ns-2's halving)
@@ -737,6 +748,7 @@ mod tests {
         s.on_congestion(&mut st, Signal::DupAcks);
         assert_eq!(s.beta, 0.875);
         assert_eq!(st.cwnd, 35.0);
+        assert_eq!(st.pacing, Pacing::Rate(35.0 / 0.101));
         assert_eq!(st.log[0], ("sync_loss", 0.875));
         // a loss while Waiting also cuts and empties
         let (mut s, mut st) = probing(40.0, 0);
