@@ -27,8 +27,8 @@
 //! - Emptying: cwnd frozen, no detection; after T_wait: Probing (t restarts at 0).
 //!
 //! reduce(): λ is adapted first on the epoch that ends (**reading**: the thesis says "first
-//! calculates the difference", SEED-NOTES takes λ before β): λ ← λ + 1 if brtt_epoch − brtt
-//! > Th_emptied, else λ ← 1.25; then the rerouting fix: if λ > 20 and brtt_epoch > brtt,
+//! calculates the difference", SEED-NOTES takes λ before β): λ ← λ + 1 if
+//! brtt_epoch − brtt exceeds Th_emptied, else λ ← 1.25; then the rerouting fix: if λ > 20 and brtt_epoch > brtt,
 //! brtt ← brtt_epoch and λ ← 1.25; then β = clamp(1 − λ·(srtt − brtt)/srtt, 0.125, 0.95)
 //! (eq. 3.9), cwnd ← β·cwnd, brtt_epoch ← ∞.
 //!
@@ -796,9 +796,10 @@ mod tests {
 
     #[test]
     fn the_optional_alpha_cap_bounds_alpha_to_5_ms_of_queue_per_round_trip() {
-        let mut c = Config::default();
-        c.alpha_cap = true;
-        let mut s = SyncTcp::new(c);
+        let mut s = SyncTcp::new(Config {
+            alpha_cap: true,
+            ..Config::default()
+        });
         s.estimate(0.1);
         // srtt = brtt = 100 ms, cwnd 40: cap = (5/100)·40·(100/100) = 2 < α(5 s) = 25.53
         assert!(close(s.alpha_at(5.0, 40.0), 2.0));
