@@ -3,8 +3,9 @@
 //! follows SEED-NOTES §2.2 A's reconstruction of §3.4; the readings taken where the thesis is
 //! unclear are marked **reading** below.
 //!
-//! Modes: a flow starts in TCP mode (NewReno: slow start, +1/cwnd per ACK, halving on loss,
-//! the shared `reno_increase`/`halve`) and switches to SYNC when cwnd > Th_t2s = 2·Th_s2t; it
+//! Modes: a flow starts in TCP mode (tcplab's `newreno`: slow start, +1/cwnd per ACK, ns-2's
+//! halving on loss and its recovery exit, the shared `reno_increase`/`halve`/
+//! `ns2_recovery_exit`; in SYNC mode recovery ends at the cut window) and switches to SYNC when cwnd > Th_t2s = 2·Th_s2t; it
 //! goes back to TCP when cwnd < Th_s2t = brtt/(qd_max − Th_qd) segments (= brtt/8 ms with the
 //! defaults: Th_thr = mss/(qd_max − Th_qd) is one segment per 8 ms, 1.5 Mb/s at 1500 B, and
 //! the segment size cancels out of Th_s2t, so no segment size is needed). §3.4.7 is followed,
@@ -46,7 +47,7 @@
 //! - SYNC → TCP: pacing off; **reading**: brtt ← ∞ (relearn the propagation delay after a
 //!   rerouting, §3.4.6), and brtt_epoch ← ∞.
 //!
-//! Pacing (SYNC only): the backplane's leaky bucket (the one FAST uses) at cwnd/srtt
+//! Pacing (SYNC only, whatever `tcp.pacing` says): the backplane's leaky bucket (the one FAST uses) at cwnd/srtt
 //! segments per second with eq. 3.7's srtt (`Pacing::Rate`, set again after every sample and
 //! window change), with the flow's `tcp.pacing_tick` (5 ms by default = T_pace) or `t_pace`
 //! when given. **reading**: eq. 3.7's srtt rather than the backplane's RFC 6298 one, which
@@ -67,7 +68,8 @@
 //! sample and eq. 3.7's weight no longer spans T_win: the thesis forbids timestamps.
 use super::linux::{param_flag, param_in};
 use super::{
-    check_params, halve, reno_increase, AckSample, CcState, CongestionControl, Pacing, Params, Recovery, Signal,
+    check_params, halve, ns2_recovery_exit, reno_increase, AckSample, CcState, CongestionControl, Pacing, Params,
+    Recovery, Signal,
 };
 use crate::sim::{secs, to_secs, Time};
 
@@ -389,11 +391,13 @@ impl CongestionControl for SyncTcp {
     }
 
     fn on_switch_in(&mut self, st: &mut CcState) {
+        // The backplane's estimates are rounded to its clock tick: srtt and brtt are learnt
+        // afresh from the T_sample samples.
         st.pacing = Pacing::Off;
-        if st.srtt > 0.0 {
-            self.srtt = st.srtt;
-        }
-        self.brtt = st.min_rtt;
+    }
+
+    fn on_recovery_exit(&mut self, st: &mut CcState) {
+        ns2_recovery_exit(st, self.mode == Mode::Tcp);
     }
 
     fn rtt_sample_interval(&self) -> Option<f64> {
@@ -582,11 +586,14 @@ mod tests {
         assert_eq!(st.pacing, Pacing::Rate(260.0));
         assert_eq!(st.ssthresh, 26.0);
         assert_eq!(st.log, vec![("sync_mode", 1.0), ("sync_substate", 2.0)]);
-        // a loss in TCP mode halves (ns-2's halving)
+        // a loss in TCP mode halves (ns-2's halving), and recovery ends with ns-2's increase
         let mut s = SyncTcp::new(Config::default());
         let mut st = test_state(21.0, 1e9);
         s.on_congestion(&mut st, Signal::DupAcks);
         assert_eq!((st.cwnd, st.ssthresh), (10.5, 10.0));
+        st.cwnd += 3.0;
+        s.on_recovery_exit(&mut st);
+        assert_eq!(st.cwnd, 10.5 + 1.0 / 10.5);
     }
 
     #[test]
@@ -742,6 +749,10 @@ mod tests {
         );
         assert_eq!(s.brtt_epoch, f64::INFINITY);
         assert_eq!(st.log[1], ("sync_substate", 2.0));
+        // recovery ends at the cut window (frozen in Emptying)
+        st.cwnd += 3.0;
+        s.on_recovery_exit(&mut st);
+        assert!(close(st.cwnd, 22.0));
         // small queueing delay: 1 − 1.25·1/101 = 0.9876, bounded by 0.875 (not 0.95)
         let (mut s, mut st) = probing(40.0, 0);
         s.srtt = 0.101;
