@@ -5,8 +5,8 @@
 //!
 //! Modes: a flow starts in TCP mode (tcplab's `newreno`: slow start, +1/cwnd per ACK, ns-2's
 //! halving on loss and its recovery exit, the shared `reno_increase`/`halve`/
-//! `ns2_recovery_exit`; in SYNC mode recovery ends at the cut window) and switches to SYNC when cwnd > Th_t2s = 2·Th_s2t; it
-//! goes back to TCP when cwnd < Th_s2t = brtt/(qd_max − Th_qd) segments (= brtt/8 ms with the
+//! `ns2_recovery_exit`; in SYNC mode recovery ends at the cut window) and switches to SYNC
+//! when cwnd > Th_t2s = 2·Th_s2t; it goes back to TCP when cwnd < Th_s2t = brtt/(qd_max − Th_qd) segments (= brtt/8 ms with the
 //! defaults: Th_thr = mss/(qd_max − Th_qd) is one segment per 8 ms, 1.5 Mb/s at 1500 B, and
 //! the segment size cancels out of Th_s2t, so no segment size is needed). §3.4.7 is followed,
 //! not Table 3.1, whose usage column swaps the two names.
@@ -29,8 +29,8 @@
 //!
 //! reduce(): λ is adapted first on the epoch that ends (**reading**: the thesis says "first
 //! calculates the difference", SEED-NOTES takes λ before β): λ ← λ + 1 if
-//! brtt_epoch − brtt exceeds Th_emptied, else λ ← 1.25; then the rerouting fix: if λ > 20 and brtt_epoch > brtt,
-//! brtt ← brtt_epoch and λ ← 1.25; then β = clamp(1 − λ·(srtt − brtt)/srtt, 0.125, 0.95)
+//! brtt_epoch − brtt exceeds Th_emptied, else λ ← 1.25; then the rerouting fix: if λ > 20
+//! and brtt_epoch > brtt, brtt ← brtt_epoch and λ ← 1.25; then β = clamp(1 − λ·(srtt − brtt)/srtt, 0.125, 0.95)
 //! (eq. 3.9), cwnd ← β·cwnd, brtt_epoch ← ∞.
 //!
 //! Loss and mode changes:
@@ -47,8 +47,8 @@
 //! - SYNC → TCP: pacing off; **reading**: brtt ← ∞ (relearn the propagation delay after a
 //!   rerouting, §3.4.6), and brtt_epoch ← ∞.
 //!
-//! Pacing (SYNC only, whatever `tcp.pacing` says): the backplane's leaky bucket (the one FAST uses) at cwnd/srtt
-//! segments per second with eq. 3.7's srtt (`Pacing::Rate`, set again after every sample and
+//! Pacing (SYNC only, whatever `tcp.pacing` says): the backplane's leaky bucket (the one
+//! FAST uses) at cwnd/srtt segments per second with eq. 3.7's srtt (`Pacing::Rate`, set again after every sample and
 //! window change), with the flow's `tcp.pacing_tick` (5 ms by default = T_pace) or `t_pace`
 //! when given. **reading**: eq. 3.7's srtt rather than the backplane's RFC 6298 one, which
 //! is rounded to the clock tick (10 ms by default).
@@ -64,7 +64,8 @@
 //! Departures: the sub-state timers are checked at each new ACK outside recovery (no timer of
 //! its own: a SYNC flow is paced, so ACKs arrive far more often than T_wait is resolved);
 //! RTT samples that arrive during fast recovery update the estimators but move no window;
-//! growth in Probing is capped at the receiver window. With `tcp.timestamps` every ACK is a
+//! growth in Probing is capped at the receiver window; switched in at run time, the flow
+//! starts in TCP mode and learns srtt and brtt afresh. With `tcp.timestamps` every ACK is a
 //! sample and eq. 3.7's weight no longer spans T_win: the thesis forbids timestamps.
 use super::linux::{param_flag, param_in};
 use super::{
