@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 ALGORITHMS = ["tahoe", "reno", "newreno", "westwood_be", "westwood_re", "westwood_crb", "rfs", "wpp", "esse",
               "rfs+wpp+esse", "rfs+esse", "cubic_linux", "cubic", "highspeed", "highspeed_linux", "scalable", "htcp", "bic", "hybla",
-              "illinois", "veno", "westwood_plus", "vegas", "compound", "fast", "yeah", "lp", "bbr"]
+              "illinois", "veno", "westwood_plus", "vegas", "compound", "fast", "yeah", "lp", "bbr", "sync_tcp"]
 
 rates = st.sampled_from(["500kbps", "1Mbps", "2Mbps", "5Mbps", "10Mbps", 3e6, "1.5Mb/s"])
 fast_rates = st.sampled_from(["10Mbps", "20Mbps", "100Mbps", 5e7])

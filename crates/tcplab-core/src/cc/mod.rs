@@ -27,6 +27,7 @@ mod reno;
 mod rfs;
 mod scalable;
 mod sender_side_mods;
+mod sync_tcp;
 mod tahoe;
 mod vegas;
 mod veno;
@@ -281,6 +282,19 @@ pub trait CongestionControl: Send {
     /// (algorithms that ask for rate samples only; Linux's `tp->delivered`, `tp->lost`).
     fn on_losses_marked(&mut self, _total_delivered: u64, _total_lost: u64) {}
 
+    /// The RTT-sampling interval (seconds) the algorithm wants when the flow runs without
+    /// timestamps and leaves `tcp.rtt_sample_interval` at 0 (Sync-TCP's T_sample): the sender
+    /// then tags a segment for timing every this often instead of one per window.
+    fn rtt_sample_interval(&self) -> Option<f64> {
+        None
+    }
+
+    /// The pacer's timer granularity (seconds) the algorithm wants instead of the flow's
+    /// `tcp.pacing_tick` (Sync-TCP's T_pace when set in `cc_params`); read at connection start.
+    fn pacing_tick(&self) -> Option<f64> {
+        None
+    }
+
     /// Period of the algorithm's own timer, if it wants one (seconds).
     fn timer_interval(&self) -> Option<f64> {
         None
@@ -385,6 +399,7 @@ pub const REGISTRY: &[(&str, Constructor)] = &[
     ("yeah", yeah::Yeah::create),
     ("lp", lp::Lp::create),
     ("bbr", bbr::Bbr::create),
+    ("sync_tcp", sync_tcp::SyncTcp::create),
 ];
 
 /// Parameters whose values are names; the scenario turns a name into its index here.

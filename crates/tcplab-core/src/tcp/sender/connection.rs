@@ -40,6 +40,7 @@ impl Sender {
     pub fn switch_cc(&mut self, now: Time, cc: Box<dyn CongestionControl>, out: &mut Vec<Tx>) {
         self.sync(now);
         self.cc = cc;
+        self.cfg.take_cc_sampling(self.cc.as_ref());
         if self.rate.is_none() && self.cc.wants_rate_samples() {
             self.rate = Some(Box::default());
         }

@@ -46,6 +46,16 @@ pub struct SenderConfig {
 }
 
 impl SenderConfig {
+    /// The algorithm's RTT-sampling interval, when the flow runs without timestamps and
+    /// does not set its own (`tcp.rtt_sample_interval` = 0).
+    pub(super) fn take_cc_sampling(&mut self, cc: &dyn CongestionControl) {
+        if !self.timestamps && self.rtt_sample_interval == 0 {
+            if let Some(t) = cc.rtt_sample_interval() {
+                self.rtt_sample_interval = crate::sim::secs(t);
+            }
+        }
+    }
+
     pub fn from_spec(t: &TcpSpec, size: Option<u64>) -> SenderConfig {
         SenderConfig {
             dupthresh: t.dupthresh,
@@ -174,7 +184,11 @@ pub struct Preset {
 }
 
 impl Sender {
-    pub fn new(cfg: SenderConfig, tcp: &TcpSpec, cc: Box<dyn CongestionControl>) -> Sender {
+    pub fn new(mut cfg: SenderConfig, tcp: &TcpSpec, cc: Box<dyn CongestionControl>) -> Sender {
+        cfg.take_cc_sampling(cc.as_ref());
+        if let Some(t) = cc.pacing_tick() {
+            cfg.pacing_tick = crate::sim::secs(t);
+        }
         let st = CcState {
             now: 0,
             cwnd: tcp.init_cwnd,

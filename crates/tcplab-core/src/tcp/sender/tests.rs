@@ -446,6 +446,37 @@ fn fixed_interval_sampling_tags_one_segment_per_interval_and_follows_karn() {
 }
 
 #[test]
+fn an_algorithm_may_ask_for_fixed_interval_sampling_and_a_pacing_tick() {
+    // Sync-TCP asks for its T_sample (10 ms) when the flow sets no interval of its own and
+    // runs without timestamps; a flow's own interval and timestamps win.
+    let with = |tcp: TcpSpec, params: &[(&str, f64)]| {
+        let p: cc::Params = params.iter().map(|&(k, v)| (k.to_string(), v)).collect();
+        let cfg = SenderConfig::from_spec(&tcp, None);
+        Sender::new(cfg, &tcp, cc::create("sync_tcp", &p).unwrap())
+    };
+    let s = with(TcpSpec::default(), &[]);
+    assert_eq!((s.cfg.rtt_sample_interval, s.cfg.pacing_tick), (10 * MS, 5 * MS));
+    let s = with(TcpSpec::default(), &[("t_sample", 0.004), ("t_pace", 0.002)]);
+    assert_eq!((s.cfg.rtt_sample_interval, s.cfg.pacing_tick), (4 * MS, 2 * MS));
+    let own = TcpSpec {
+        rtt_sample_interval: 0.02,
+        ..TcpSpec::default()
+    };
+    assert_eq!(with(own, &[]).cfg.rtt_sample_interval, 20 * MS);
+    let ts = TcpSpec {
+        timestamps: true,
+        ..TcpSpec::default()
+    };
+    assert_eq!(with(ts, &[]).cfg.rtt_sample_interval, 0);
+    assert_eq!(sender("newreno", TcpSpec::default(), None).cfg.rtt_sample_interval, 0);
+    // switched in at run time, it starts the sampling too
+    let mut s = sender("newreno", TcpSpec::default(), None);
+    let mut out = vec![];
+    s.switch_cc(0, cc::create("sync_tcp", &cc::Params::new()).unwrap(), &mut out);
+    assert_eq!(s.cfg.rtt_sample_interval, 10 * MS);
+}
+
+#[test]
 fn without_an_interval_one_segment_per_window_is_timed() {
     let mut out = vec![];
     let mut s = started("newreno", 10.0, &mut out);
