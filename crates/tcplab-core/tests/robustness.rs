@@ -337,3 +337,26 @@ fn setting_up_a_large_dumbbell_is_near_linear() {
     assert!(took < Duration::from_secs(15), "set-up took {took:?}");
     drop(w);
 }
+
+#[test]
+fn hybla_with_a_coarse_clock_stays_within_its_window_clamp() {
+    // Found by the property-based tests: a 0.5 s tick rounds srtt up to 0.5 s, so ρ = 20 and
+    // each slow-start ACK opened the window by 2^20 segments, all dropped at once into the
+    // drop trace (4.3 GB for 0.5 s simulated). The module's clamp (65535) bounds it.
+    let spec = serde_json::json!({
+        "dumbbell": {"pairs": 1, "bottleneck": {"rate": "500kbps", "delay": 0, "queue": 11},
+                     "access": {"rate": "10Mbps", "delay": 0, "queue": 11}},
+        "sim": {"duration": 0.5, "drop_trace": true},
+        "flows": [{"src": "s0", "dst": "d0", "cc": "hybla",
+                   "tcp": {"timestamps": false, "tick": 0.5, "delayed_ack": false}}]
+    });
+    let t0 = Instant::now();
+    let out = run(&spec, 1);
+    let sent = match out.flows.column("segments_sent") {
+        Some(Column::U64(v)) => v[0],
+        Some(Column::F64(v)) => v[0] as u64,
+        _ => panic!("no segments_sent"),
+    };
+    assert!(sent <= 2 * 65_535 + 100, "{sent} segments sent");
+    assert!(t0.elapsed() < Duration::from_secs(5));
+}

@@ -28,11 +28,16 @@
 //! module (whatever `tcpTick_` the script set), so for parity run hybla with
 //! `tcp.tick = 0.001` (with 10 ms an 84 ms path gives srtt 80 ms and ρ₈ = 25 instead of 26).
 //!
-//! Departures from the kernel: the kernel's window clamp of 65535 segments is not applied
-//! (the receiver window is the limit).
+//! The module's `init` sets the window clamp to 65535 segments (`snd_cwnd_clamp`), and its
+//! increase never takes cwnd beyond it: with a large ρ (a long srtt, or one rounded up to a
+//! coarse `tcp.tick`) slow start adds 2^ρ segments per ACK, and without the clamp one ACK could
+//! open the window by a million segments.
 use super::linux::{self, param_in, snd_cwnd};
 use super::vegas::cwnd_limited;
 use super::{check_params, AckSample, CcState, CongestionControl, Params, Recovery, Signal};
+
+/// The window clamp the module's `init` sets (segments).
+const CWND_CLAMP: f64 = 65535.0;
 
 /// 2^(k/8) in 1/128 for k = 0..7 (the kernel's table).
 const FRACTIONS: [u64; 8] = [128, 139, 152, 165, 181, 197, 215, 234];
@@ -142,6 +147,7 @@ impl CongestionControl for Hybla {
         if slow_start {
             st.cwnd = st.cwnd.min(st.ssthresh);
         }
+        st.cwnd = st.cwnd.min(CWND_CLAMP);
     }
 
     fn on_congestion(&mut self, st: &mut CcState, signal: Signal) {
@@ -182,6 +188,20 @@ mod tests {
             rtt: None,
             rate: None,
         }
+    }
+
+    #[test]
+    fn the_window_stops_at_the_modules_clamp() {
+        // srtt 0.5 s: ρ = 20, slow start adds 2^20 − 1 segments per ACK; the kernel's
+        // snd_cwnd_clamp (65535, set by hybla_init) holds it.
+        let mut h = Hybla::new(0.025);
+        h.started = true;
+        let mut st = test_state(2.0, 1e9);
+        st.srtt = 0.5;
+        h.on_ack(&mut st, &ack());
+        assert_eq!((h.rho, st.cwnd), (20, 65535.0));
+        h.on_ack(&mut st, &ack());
+        assert_eq!(st.cwnd, 65535.0);
     }
 
     #[test]
