@@ -1,6 +1,8 @@
-//! Constant-bit-rate UDP sources (flows with `transport = "udp"`): fixed-size datagrams at
-//! a rate that follows a step schedule. The datagrams need no transport machinery: the
-//! source hands them to the network itself and counts those delivered.
+//! Constant-bit-rate UDP sources (flows with `transport = "udp"`, and each direction of a
+//! `transport = "voip"` call): fixed-size datagrams at a rate that follows a step schedule.
+//! The datagrams need no transport machinery: the source hands them to the network itself
+//! and counts those delivered (and, for measured flows, their delay: `delay.rs`).
+use super::delay::DelayStats;
 use super::TrafficEv;
 use crate::net::{EcnBits, Network, Packet};
 use crate::scenario::{FlowSpec, RateStep};
@@ -19,6 +21,8 @@ pub struct CbrSource {
     /// Generation of the pending send event; bumped at every rate change.
     pub gen: u32,
     pub received: u64,
+    /// One-way delay, jitter and loss of the datagrams received, when measured.
+    pub delay: Option<Box<DelayStats>>,
 }
 
 impl CbrSource {
@@ -30,6 +34,7 @@ impl CbrSource {
             next_seq: 0,
             gen: 0,
             received: 0,
+            delay: None,
         }
     }
 
@@ -49,7 +54,11 @@ impl Cbr {
     /// A source for every UDP flow of the spec.
     pub fn new(flows: &[std::sync::Arc<FlowSpec>]) -> Cbr {
         let source = |f: &FlowSpec| match (&f.rate_schedule, f.transport.as_str()) {
-            (Some(steps), "udp") => Some(CbrSource::new(f.packet.unwrap_or(1000), steps, f.start)),
+            (Some(steps), "udp" | "voip") => {
+                let mut c = CbrSource::new(f.packet.unwrap_or(1000), steps, f.start);
+                c.delay = f.delay_stats.then(Box::default);
+                Some(c)
+            }
             _ => None,
         };
         let n = flows.iter().rposition(|f| source(f).is_some()).map_or(0, |i| i + 1);
@@ -73,10 +82,13 @@ impl Cbr {
         }
     }
 
-    /// A datagram of flow `f` arrived.
-    pub fn received(&mut self, f: u32) {
+    /// A datagram of flow `f`, numbered `seq` and sent at `sent`, arrived at `now`.
+    pub fn received(&mut self, f: u32, now: Time, sent: Time, seq: u64) {
         if let Some(c) = self.sources.get_mut(f as usize).and_then(Option::as_mut) {
             c.received += 1;
+            if let Some(d) = c.delay.as_deref_mut() {
+                d.arrival(now, sent, seq);
+            }
         }
     }
 

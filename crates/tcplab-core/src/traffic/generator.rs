@@ -116,6 +116,9 @@ impl Generators {
                 transport: "tcp".into(),
                 packet: None,
                 rate_schedule: None,
+                interval: None,
+                direction: None,
+                delay_stats: false,
             }),
         };
         gen.created += 1;
