@@ -93,6 +93,29 @@ def test_voip_beside_newreno_sees_its_queueing_delay_and_counts_its_drops():
     assert pooled.loc["forward", "delay_std"] == pytest.approx(fwd["delay_std"], rel=1e-9)
 
 
+def test_delay_trace_rows_reproduce_the_streaming_statistics():
+    s = voip_beside(bulk=True, duration=20)
+    s._d["flows"][1]["delay_trace"] = True
+    r = tcplab.run(s, seed=2)
+    fwd, rev = by_name(r, "call"), by_name(r, "call.back")
+    traced = r.events[r.events["event"] == "datagram_delay"]
+    assert set(traced["flow"]) == {fwd["flow"], rev["flow"]}  # both halves of the call
+    assert (traced["flow"] == rev["flow"]).sum() == rev["delivered_segments"]
+    ev = traced[traced["flow"] == fwd["flow"]]
+    d = ev["value"].to_numpy()
+    assert len(d) == fwd["delivered_segments"]
+    assert np.all(np.diff(ev["time"].to_numpy()) >= 0)
+    assert d.mean() == pytest.approx(fwd["delay_mean"], rel=1e-9)
+    assert d.std() == pytest.approx(fwd["delay_std"], rel=1e-6)
+    assert (d.min(), d.max()) == (fwd["delay_min"], fwd["delay_max"])
+    # RFC 3550 jitter recomputed from the trace, independently of the core.
+    j = 0.0
+    for prev, cur in zip(d, d[1:]):
+        j += (abs(cur - prev) - j) / 16
+    assert j == pytest.approx(fwd["jitter_rfc3550"], rel=1e-6)
+    assert j > 0
+
+
 def test_datagram_delay_pools_flows_exactly():
     import pandas as pd
     # Two flows: delays {1, 3} (mean 2, std 1) and {5, 5, 5, 5} (mean 5, std 0): pooled mean

@@ -5,7 +5,7 @@ use crate::api::Table;
 use crate::share::Sharing;
 use crate::sim::to_secs;
 use crate::tcp::{Flow, FlowTable};
-use crate::traffic::Traffic;
+use crate::traffic::{Cbr, Traffic};
 use std::sync::Arc;
 
 const FLOW_COLUMNS: &[(&str, Col)] = &[
@@ -248,11 +248,14 @@ fn control_block_columns(t: &mut TableBuilder, f: &Flow, tcbi: &Sharing) {
     t.s("tcbi_source", f.share.source.name());
 }
 
-/// Every flow's noted events, flow by flow. The events are moved out of the senders, so
-/// that a run with many events does not hold them twice while its table is built.
-pub fn events_table(flows: &mut FlowTable) -> Table {
+/// Every flow's noted events, flow by flow; for a datagram flow with `delay_trace`, one
+/// `datagram_delay` event per datagram received (time of arrival, one-way delay in
+/// seconds). The events are moved out of the senders and sources, so that a run with many
+/// events does not hold them twice while its table is built.
+pub fn events_table(flows: &mut FlowTable, cbr: &mut Cbr) -> Table {
     let ids: Vec<usize> = flows.iter().map(|(i, _)| i).collect();
-    let rows = flows.iter().map(|(_, f)| f.sender.events.len()).sum();
+    let traced = |i: usize| cbr.get(i).and_then(|c| c.trace.as_ref()).map_or(0, |t| t.rows.len());
+    let rows = flows.iter().map(|(i, f)| f.sender.events.len() + traced(i)).sum();
     let mut t = TableBuilder::with_capacity(EVENT_COLUMNS, rows);
     for i in ids {
         for e in std::mem::take(&mut flows[i].sender.events) {
@@ -260,6 +263,12 @@ pub fn events_table(flows: &mut FlowTable) -> Table {
             t.u("flow", i as u64);
             t.s("event", e.name);
             t.f("value", e.value);
+        }
+        for (at, delay) in cbr.take_trace(i) {
+            t.f("time", to_secs(at));
+            t.u("flow", i as u64);
+            t.s("event", "datagram_delay");
+            t.f("value", to_secs(delay));
         }
     }
     t.build()

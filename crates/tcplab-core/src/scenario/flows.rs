@@ -51,6 +51,8 @@ pub(super) struct RawFlow {
     direction: Option<String>,
     #[serde(default)]
     delay_stats: Option<Value>,
+    #[serde(default)]
+    delay_trace: Option<Value>,
 }
 
 /// A flow of the normalised spec. What differs between the instances of one `[[flows]]`
@@ -92,6 +94,9 @@ pub struct FlowCommon {
     /// The receiver measures every datagram's one-way delay, jitter and loss (always for
     /// "voip"; for "udp" when `delay_stats = true`).
     pub delay_stats: bool,
+    /// The receiver notes every datagram's one-way delay in the events table
+    /// (`datagram_delay`), when `delay_trace = true`.
+    pub delay_trace: bool,
 }
 
 impl std::ops::Deref for FlowSpec {
@@ -133,6 +138,8 @@ struct FlowSpecFields<'a> {
     direction: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     delay_stats: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    delay_trace: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -159,6 +166,8 @@ struct FlowSpecOwned {
     direction: Option<String>,
     #[serde(default)]
     delay_stats: Option<bool>,
+    #[serde(default)]
+    delay_trace: Option<bool>,
 }
 
 impl Serialize for FlowSpec {
@@ -183,6 +192,7 @@ impl Serialize for FlowSpec {
             interval: c.interval,
             direction: c.direction.as_deref(),
             delay_stats: (c.delay_stats && c.transport == "udp").then_some(true),
+            delay_trace: c.delay_trace.then_some(true),
         }
         .serialize(s)
     }
@@ -211,6 +221,7 @@ impl<'de> Deserialize<'de> for FlowSpec {
                     _ => f.rate_schedule,
                 },
                 delay_stats: f.delay_stats.unwrap_or(false) || f.transport == "voip",
+                delay_trace: f.delay_trace.unwrap_or(false),
                 transport: f.transport,
                 packet: f.packet,
                 interval: f.interval,
@@ -309,6 +320,19 @@ fn expand_flow(
         }
         None => false,
     } || voip.is_some();
+    let delay_trace = match &f.delay_trace {
+        Some(v) => {
+            let on = boolean(&format!("{p}.delay_trace"), v)?;
+            if transport == "tcp" && on {
+                return err(
+                    &format!("{p}.delay_trace"),
+                    "is for transport = \"udp\" and \"voip\" only",
+                );
+            }
+            on
+        }
+        None => false,
+    };
     let common = Arc::new(FlowCommon {
         cc: cc_name,
         cc_params,
@@ -324,6 +348,7 @@ fn expand_flow(
             .as_ref()
             .map(|v| if v.direction == "reverse" { "reverse" } else { "forward" }.into()),
         delay_stats,
+        delay_trace,
     });
     // A call in both directions: each instance is followed by its reverse half.
     let reverse = voip.as_ref().filter(|v| v.direction == "both").map(|_| {

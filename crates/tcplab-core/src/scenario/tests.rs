@@ -136,7 +136,7 @@ fn a_voip_call_expands_into_both_directions_and_normalises_to_a_fixed_point() {
     v["flows"] = serde_json::json!([
         {"name": "call{i}", "src": "s{i}", "dst": "d{i}", "count": 2, "transport": "voip", "start": 1.0},
         {"name": "one", "src": "s0", "dst": "d0", "transport": "voip", "direction": "forward",
-         "packet": 160, "interval": "30ms"}
+         "packet": 160, "interval": "30ms", "delay_trace": true}
     ]);
     let s = parse_v(&v).unwrap();
     let ends: Vec<(&str, &str, &str, Option<&str>)> = s
@@ -183,6 +183,10 @@ fn a_voip_call_expands_into_both_directions_and_normalises_to_a_fixed_point() {
     w["flows"][0]["transport"] = "tcp".into();
     w["flows"][0]["interval"] = "20ms".into();
     assert!(parse_v(&w).unwrap_err().0.starts_with("flows[0].interval:"));
+    assert!(s.flows[4].delay_trace && !s.flows[0].delay_trace);
+    let mut w = base();
+    w["flows"][0]["delay_trace"] = true.into();
+    assert!(parse_v(&w).unwrap_err().0.starts_with("flows[0].delay_trace:"));
 }
 
 #[test]

@@ -23,6 +23,15 @@ pub struct CbrSource {
     pub received: u64,
     /// One-way delay, jitter and loss of the datagrams received, when measured.
     pub delay: Option<Box<DelayStats>>,
+    /// Every datagram's (arrival time, one-way delay), with `delay_trace`.
+    pub trace: Option<Box<DelayTrace>>,
+}
+
+/// A flow's per-datagram delay trace; `out_of_memory` once a row could not be stored.
+#[derive(Debug, Clone, Default)]
+pub struct DelayTrace {
+    pub rows: Vec<(Time, Time)>,
+    pub out_of_memory: bool,
 }
 
 impl CbrSource {
@@ -35,6 +44,7 @@ impl CbrSource {
             gen: 0,
             received: 0,
             delay: None,
+            trace: None,
         }
     }
 
@@ -57,6 +67,7 @@ impl Cbr {
             (Some(steps), "udp" | "voip") => {
                 let mut c = CbrSource::new(f.packet.unwrap_or(1000), steps, f.start);
                 c.delay = f.delay_stats.then(Box::default);
+                c.trace = f.delay_trace.then(Box::default);
                 Some(c)
             }
             _ => None,
@@ -69,6 +80,18 @@ impl Cbr {
     /// The source of flow `f`, if it is a UDP flow.
     pub fn get(&self, f: usize) -> Option<&CbrSource> {
         self.sources.get(f).and_then(Option::as_ref)
+    }
+
+    /// A flow whose delay trace ran out of memory, if any.
+    pub fn trace_out_of_memory(&self) -> Option<usize> {
+        let full = |c: &CbrSource| c.trace.as_ref().is_some_and(|t| t.out_of_memory);
+        self.sources.iter().position(|c| c.as_ref().is_some_and(full))
+    }
+
+    /// Flow `f`'s delay trace, taken out of its source (empty without one).
+    pub fn take_trace(&mut self, f: usize) -> Vec<(Time, Time)> {
+        let source = self.sources.get_mut(f).and_then(Option::as_mut);
+        source.and_then(|c| c.trace.take()).map_or_else(Vec::new, |t| t.rows)
     }
 
     /// Schedule the rate steps of every source, and its stop.
@@ -88,6 +111,13 @@ impl Cbr {
             c.received += 1;
             if let Some(d) = c.delay.as_deref_mut() {
                 d.arrival(now, sent, seq);
+            }
+            if let Some(t) = c.trace.as_deref_mut() {
+                if t.out_of_memory || t.rows.try_reserve(1).is_err() {
+                    t.out_of_memory = true;
+                } else {
+                    t.rows.push((now, now.saturating_sub(sent)));
+                }
             }
         }
     }

@@ -119,6 +119,7 @@ impl Generators {
                 interval: None,
                 direction: None,
                 delay_stats: false,
+                delay_trace: false,
             }),
         };
         gen.created += 1;

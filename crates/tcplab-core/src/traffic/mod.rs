@@ -17,7 +17,7 @@ mod generator;
 mod poisson;
 mod sessions;
 
-pub use cbr::{Cbr, CbrSource};
+pub use cbr::{Cbr, CbrSource, DelayTrace};
 pub use delay::DelayStats;
 pub use generator::{FlowDone, Generator, GeneratorTotals, Generators};
 
