@@ -9,9 +9,9 @@
 //!   J += (|D| − J)/16. The RFC works in RTP timestamp units; here in seconds, in floating
 //!   point (the RFC's integer form `J += |D| - ((J + 8) >> 4)` on a scaled J only differs by
 //!   rounding). "Consecutive" is in arrival order, as in the RFC's reference code;
-//! - loss as RFC 3550 §6.4.1 counts it: packets expected (highest sequence number received
-//!   + 1; the source numbers from 0) minus packets received. Packets sent after the last one
-//!   received are not counted lost (at the end of a run they may still be in flight); a
+//! - loss as RFC 3550 §6.4.1 counts it: packets expected (one more than the highest
+//!   sequence number received; the source numbers from 0) minus packets received. Packets
+//!   sent after the last one received are not counted lost (at the end of a run they may still be in flight); a
 //!   flow that stops before the end of the run has them all accounted for.
 use crate::sim::{to_secs, Time};
 
