@@ -93,3 +93,39 @@ def cwnd_sawtooth(flow_ts: pd.DataFrame, start: float = 0.0, end: float = float(
             )
         )
     return pd.DataFrame(rows, columns=["flow", "mean_cwnd", "cuts", "period", "mean_top", "mean_bottom"])
+
+
+def datagram_delay(flows: pd.DataFrame, by: str = "direction") -> pd.DataFrame:
+    """One-way delay, jitter and loss of the measured datagram flows (VoIP calls, and UDP flows
+    with ``delay_stats``) of a flows table, pooled per value of ``by`` (default: the call
+    direction, ``forward``/``reverse``; ``""`` for UDP flows).
+
+    Columns: ``flows``, ``sent``, ``received``, ``lost`` (RFC 3550 count), ``loss_rate``
+    (lost / (received + lost)), ``delay_mean`` (over all datagrams received), ``delay_std``
+    (population deviation of all of them, pooled exactly from the flows' means and
+    deviations), ``delay_min``, ``delay_max``, ``jitter_mean`` (mean of the flows' RFC 3550
+    jitter). Times in seconds. Empty when the table has no delay columns.
+    """
+    if "delay_mean" not in flows.columns:
+        return pd.DataFrame()
+    f = flows[flows["transport"].isin(["voip", "udp"]) & flows["delay_mean"].notna()]
+    rows = {}
+    for key, g in f.groupby(by, sort=True):
+        n = g["delivered_segments"].astype(float)
+        total = n.sum()
+        mean = (n * g["delay_mean"]).sum() / total
+        spread = (n * (g["delay_std"] ** 2 + (g["delay_mean"] - mean) ** 2)).sum() / total
+        lost = int(g["datagrams_lost"].sum())
+        rows[key] = {
+            "flows": len(g),
+            "sent": int(g["segments_sent"].sum()),
+            "received": int(total),
+            "lost": lost,
+            "loss_rate": lost / (total + lost),
+            "delay_mean": mean,
+            "delay_std": spread**0.5,
+            "delay_min": g["delay_min"].min(),
+            "delay_max": g["delay_max"].max(),
+            "jitter_mean": g["jitter_rfc3550"].mean(),
+        }
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis(by)

@@ -37,10 +37,13 @@ def _empty_frame() -> pd.DataFrame:
 class Results:
     """What one run produced.
 
-    - ``flows``: one row per flow (counters, goodput, completion time, final state)
+    - ``flows``: one row per flow (counters, goodput, completion time, final state; with VoIP
+      flows or UDP flows with ``delay_stats``, also ``direction, datagrams_lost, delay_mean,
+      delay_std, delay_min, delay_max, jitter_rfc3550``: ``tcplab.metrics.datagram_delay``)
     - ``links``: one row per link direction (arrivals, departures, drops by cause, utilisation)
     - ``flow_ts``, ``link_ts``: sampled time series (cwnd, ssthresh, srtt, ...; queue length)
-    - ``events``: loss reactions and algorithm decisions per flow
+    - ``events``: loss reactions and algorithm decisions per flow (and ``datagram_delay`` per
+      datagram of flows with ``delay_trace``)
     - ``lans``: one row per LAN member interface (arrivals, departures, drops by cause)
     - ``parallel_intervals``: TCBI, one row per (interval of constant set membership with
       n >= 2, member flow): ``host, set, interval, t0, t1, n, flow, name, acked_bytes``

@@ -178,6 +178,12 @@ class Scenario:
         self._d.setdefault("flows", []).append({"src": src, "dst": dst, **options})
         return self
 
+    def voip(self, src: str, dst: str, **options) -> "Scenario":
+        """A VoIP call: a ``transport = "voip"`` flow (``packet`` bytes every ``interval``,
+        200 B and 20 ms by default, in both directions unless ``direction`` says otherwise;
+        the receivers measure one-way delay, jitter and loss)."""
+        return self.flow(src, dst, transport="voip", **options)
+
     def generator(self, kind: str, src: str, dst: str, **options) -> "Scenario":
         self._d.setdefault("generators", []).append({"kind": kind, "src": src, "dst": dst, **options})
         return self

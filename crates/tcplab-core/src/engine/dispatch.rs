@@ -69,7 +69,7 @@ impl Components {
         }
         let packet = self.net.take_delivered(c.p);
         match packet.kind {
-            Kind::Datagram => self.traffic.cbr.received(packet.flow),
+            Kind::Datagram => self.traffic.cbr.received(packet.flow, now, packet.ts, packet.seq),
             _ => self.tcp.deliver(now, packet, &mut env!(self, k)),
         }
     }

@@ -76,6 +76,12 @@ impl World {
         if self.c.net.drop_trace.as_ref().is_some_and(|t| t.out_of_memory) {
             return Err("out of memory for the drop trace (sim.drop_trace); trace a shorter run".into());
         }
+        if let Some(f) = self.c.traffic.cbr.trace_out_of_memory() {
+            let name = &self.c.tcp.flows[f].spec.name;
+            return Err(format!(
+                "out of memory for the delay trace of flow {name:?} (delay_trace); trace a shorter run or fewer flows"
+            ));
+        }
         Ok(())
     }
 
@@ -140,7 +146,13 @@ impl World {
         let flows = observe::flows_table(&c.tcp.flows, &c.traffic, &c.share.tcbi, self.spec.sim.duration);
         let links = observe::links_table(&c.net, &self.spec, self.k.end);
         let (fts, lts) = c.obs.series.take_tables();
-        (flows, links, fts, lts, observe::events_table(&mut c.tcp.flows))
+        (
+            flows,
+            links,
+            fts,
+            lts,
+            observe::events_table(&mut c.tcp.flows, &mut c.traffic.cbr),
+        )
     }
 
     /// Every result table and the packet captures, taking the world apart as they are
@@ -152,7 +164,7 @@ impl World {
         let World { spec, k, mut c, .. } = self;
         let end = k.end;
         drop(k);
-        let events = observe::events_table(&mut c.tcp.flows);
+        let events = observe::events_table(&mut c.tcp.flows, &mut c.traffic.cbr);
         let (flow_ts, link_ts) = c.obs.series.take_tables();
         let pcaps = c.obs.capture.take();
         drop(c.obs);

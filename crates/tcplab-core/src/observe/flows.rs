@@ -5,7 +5,7 @@ use crate::api::Table;
 use crate::share::Sharing;
 use crate::sim::to_secs;
 use crate::tcp::{Flow, FlowTable};
-use crate::traffic::Traffic;
+use crate::traffic::{Cbr, Traffic};
 use std::sync::Arc;
 
 const FLOW_COLUMNS: &[(&str, Col)] = &[
@@ -49,15 +49,31 @@ const FLOW_COLUMNS: &[(&str, Col)] = &[
 /// Congestion Experienced, and its sender's window reductions in response to ECN-Echo.
 const ECN_COLUMNS: &[(&str, Col)] = &[("ecn_ce_received", Col::U), ("ecn_reductions", Col::U)];
 
+/// Columns added when some flow's datagrams are measured (`transport = "voip"`, or "udp"
+/// with `delay_stats = true`): the half of the call ("forward", "reverse"; "" for other
+/// flows), datagrams lost (RFC 3550's count: expected up to the highest number received,
+/// minus received), and the one-way delay's mean, standard deviation, minimum and maximum
+/// and RFC 3550 interarrival jitter, in seconds (NaN for flows not measured or that
+/// received nothing). `traffic/delay.rs` says how each is computed.
+const DELAY_COLUMNS: &[(&str, Col)] = &[
+    ("direction", Col::S),
+    ("datagrams_lost", Col::U),
+    ("delay_mean", Col::F),
+    ("delay_std", Col::F),
+    ("delay_min", Col::F),
+    ("delay_max", Col::F),
+    ("jitter_rfc3550", Col::F),
+];
+
 const EVENT_COLUMNS: &[(&str, Col)] = &[("time", Col::F), ("flow", Col::U), ("event", Col::S), ("value", Col::F)];
 
 /// One row per flow; `duration` is the run's (flows that did not complete are measured
 /// to the end of the run).
 pub fn flows_table(flows: &FlowTable, traffic: &Traffic, tcbi: &Sharing, duration: f64) -> Table {
-    let ecn = uses_ecn(flows);
-    let mut t = TableBuilder::with_capacity(&columns(ecn), rows(flows, traffic));
+    let extra = Extra::of(flows);
+    let mut t = TableBuilder::with_capacity(&columns(extra), rows(flows, traffic));
     for (i, f) in flows.iter() {
-        row(&mut t, i, f, None, traffic, tcbi, duration, ecn);
+        row(&mut t, i, f, None, traffic, tcbi, duration, extra);
     }
     t.build()
 }
@@ -66,26 +82,41 @@ pub fn flows_table(flows: &FlowTable, traffic: &Traffic, tcbi: &Sharing, duratio
 /// flows shrink: a large run does not hold both). A flow whose spec is no longer shared
 /// (the world's spec is gone) gives its name and ends to the table instead of copies.
 pub fn flows_table_consuming(flows: FlowTable, traffic: &Traffic, tcbi: &Sharing, duration: f64) -> Table {
-    let ecn = uses_ecn(&flows);
-    let mut t = TableBuilder::with_capacity(&columns(ecn), rows(&flows, traffic));
+    let extra = Extra::of(&flows);
+    let mut t = TableBuilder::with_capacity(&columns(extra), rows(&flows, traffic));
     for (i, mut f) in flows.into_flows() {
         let names = Arc::get_mut(&mut f.spec).map(|s| {
             let take = std::mem::take::<String>;
             [take(&mut s.name), take(&mut s.src), take(&mut s.dst)]
         });
-        row(&mut t, i, &f, names, traffic, tcbi, duration, ecn);
+        row(&mut t, i, &f, names, traffic, tcbi, duration, extra);
     }
     t.build()
 }
 
-fn uses_ecn(flows: &FlowTable) -> bool {
-    flows.iter().any(|(_, f)| f.spec.tcp.ecn)
+/// Which optional column groups the table has.
+#[derive(Clone, Copy)]
+struct Extra {
+    ecn: bool,
+    delay: bool,
 }
 
-fn columns(ecn: bool) -> Vec<(&'static str, Col)> {
+impl Extra {
+    fn of(flows: &FlowTable) -> Extra {
+        Extra {
+            ecn: flows.iter().any(|(_, f)| f.spec.tcp.ecn),
+            delay: flows.iter().any(|(_, f)| f.udp && f.spec.delay_stats),
+        }
+    }
+}
+
+fn columns(extra: Extra) -> Vec<(&'static str, Col)> {
     let mut c = FLOW_COLUMNS.to_vec();
-    if ecn {
+    if extra.ecn {
         c.extend_from_slice(ECN_COLUMNS);
+    }
+    if extra.delay {
+        c.extend_from_slice(DELAY_COLUMNS);
     }
     c
 }
@@ -110,17 +141,32 @@ fn row(
     traffic: &Traffic,
     tcbi: &Sharing,
     duration: f64,
-    ecn: bool,
+    extra: Extra,
 ) {
     if has_row(f, traffic) {
         identity_columns(t, i, f, names, traffic);
         transfer_columns(t, i, f, traffic, duration);
         control_block_columns(t, f, tcbi);
-        if ecn {
+        if extra.ecn {
             t.u("ecn_ce_received", f.receiver.ce_received);
             t.u("ecn_reductions", f.sender.stats.ecn_reductions);
         }
+        if extra.delay {
+            delay_columns(t, i, f, traffic);
+        }
     }
+}
+
+/// The one-way delay, jitter and loss of a measured datagram flow (NaN and 0 for others).
+fn delay_columns(t: &mut TableBuilder, i: usize, f: &Flow, traffic: &Traffic) {
+    let d = traffic.cbr.get(i).filter(|_| f.udp).and_then(|c| c.delay.as_deref());
+    t.s("direction", f.spec.direction.as_deref().unwrap_or(""));
+    t.u("datagrams_lost", d.map_or(0, |d| d.lost()));
+    t.f("delay_mean", d.map_or(f64::NAN, |d| d.mean()));
+    t.f("delay_std", d.map_or(f64::NAN, |d| d.std()));
+    t.f("delay_min", d.map_or(f64::NAN, |d| d.min()));
+    t.f("delay_max", d.map_or(f64::NAN, |d| d.max()));
+    t.f("jitter_rfc3550", d.map_or(f64::NAN, |d| d.jitter()));
 }
 
 /// Which flow it is: id, name, ends, transport, generator, algorithms, schedule.
@@ -202,11 +248,14 @@ fn control_block_columns(t: &mut TableBuilder, f: &Flow, tcbi: &Sharing) {
     t.s("tcbi_source", f.share.source.name());
 }
 
-/// Every flow's noted events, flow by flow. The events are moved out of the senders, so
-/// that a run with many events does not hold them twice while its table is built.
-pub fn events_table(flows: &mut FlowTable) -> Table {
+/// Every flow's noted events, flow by flow; for a datagram flow with `delay_trace`, one
+/// `datagram_delay` event per datagram received (time of arrival, one-way delay in
+/// seconds). The events are moved out of the senders and sources, so that a run with many
+/// events does not hold them twice while its table is built.
+pub fn events_table(flows: &mut FlowTable, cbr: &mut Cbr) -> Table {
     let ids: Vec<usize> = flows.iter().map(|(i, _)| i).collect();
-    let rows = flows.iter().map(|(_, f)| f.sender.events.len()).sum();
+    let traced = |i: usize| cbr.get(i).and_then(|c| c.trace.as_ref()).map_or(0, |t| t.rows.len());
+    let rows = flows.iter().map(|(i, f)| f.sender.events.len() + traced(i)).sum();
     let mut t = TableBuilder::with_capacity(EVENT_COLUMNS, rows);
     for i in ids {
         for e in std::mem::take(&mut flows[i].sender.events) {
@@ -214,6 +263,12 @@ pub fn events_table(flows: &mut FlowTable) -> Table {
             t.u("flow", i as u64);
             t.s("event", e.name);
             t.f("value", e.value);
+        }
+        for (at, delay) in cbr.take_trace(i) {
+            t.f("time", to_secs(at));
+            t.u("flow", i as u64);
+            t.s("event", "datagram_delay");
+            t.f("value", to_secs(delay));
         }
     }
     t.build()

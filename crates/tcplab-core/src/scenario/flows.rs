@@ -1,10 +1,11 @@
-//! `[[flows]]`: flows declared in the spec (TCP bulk or sized transfers, UDP sources),
-//! each entry expanded into `count` flows.
+//! `[[flows]]`: flows declared in the spec (TCP bulk or sized transfers, UDP sources, VoIP
+//! calls), each entry expanded into `count` flows (a VoIP call in both directions into two
+//! per instance: src to dst, then dst to src).
 use super::components::Components;
 use super::instances::{endpoints, entry_count, instance_name, substitute};
-use super::limits::{err, int_in, name, time_nonneg, MAX_FLOWS, MAX_FLOW_SIZE};
+use super::limits::{boolean, err, int_in, name, time_nonneg, MAX_FLOWS, MAX_FLOW_SIZE};
 use super::tcp_options::{congestion_control, switch_schedule, tcp_options, RawSwitch, SwitchSpec, TcpSpec};
-use super::udp::{udp_source, RateStep, RawRateStep, UdpSpec};
+use super::udp::{udp_source, voip_rate, voip_source, RateStep, RawOnOff, RawRateStep, UdpSpec, VoipSpec};
 use super::{SimSpec, SpecError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -42,6 +43,16 @@ pub(super) struct RawFlow {
     rate_schedule: Option<Vec<RawRateStep>>,
     #[serde(default)]
     packet: Option<Value>,
+    #[serde(default)]
+    on_off: Option<RawOnOff>,
+    #[serde(default)]
+    interval: Option<Value>,
+    #[serde(default)]
+    direction: Option<String>,
+    #[serde(default)]
+    delay_stats: Option<Value>,
+    #[serde(default)]
+    delay_trace: Option<Value>,
 }
 
 /// A flow of the normalised spec. What differs between the instances of one `[[flows]]`
@@ -67,12 +78,25 @@ pub struct FlowCommon {
     pub size: Option<u64>,
     pub switch: Vec<SwitchSpec>,
     pub tcp: TcpSpec,
-    /// "tcp" or "udp" (a non-adaptive constant-bit-rate source).
+    /// "tcp", "udp" (a non-adaptive constant-bit-rate source) or "voip" (one direction of
+    /// a call: a constant-bit-rate source of `packet` bytes every `interval`).
     pub transport: String,
-    /// UDP packet size on the wire (bytes), when `transport = "udp"`.
+    /// UDP packet size on the wire (bytes), when `transport` is "udp" or "voip".
     pub packet: Option<u32>,
-    /// UDP rate steps (time relative to the flow's start, bit/s), when `transport = "udp"`.
+    /// UDP rate steps (time relative to the flow's start, bit/s), when `transport` is "udp"
+    /// or "voip" (for "voip", one step: `packet` every `interval`).
     pub rate_schedule: Option<Vec<RateStep>>,
+    /// VoIP: the time between packets (seconds).
+    pub interval: Option<f64>,
+    /// VoIP: which half of the call this flow is, "forward" (src to dst of the entry) or
+    /// "reverse" (its dst to its src; this flow's src and dst are swapped).
+    pub direction: Option<String>,
+    /// The receiver measures every datagram's one-way delay, jitter and loss (always for
+    /// "voip"; for "udp" when `delay_stats = true`).
+    pub delay_stats: bool,
+    /// The receiver notes every datagram's one-way delay in the events table
+    /// (`datagram_delay`), when `delay_trace = true`.
+    pub delay_trace: bool,
 }
 
 impl std::ops::Deref for FlowSpec {
@@ -108,6 +132,14 @@ struct FlowSpecFields<'a> {
     packet: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     rate_schedule: Option<&'a [RateStep]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    interval: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    direction: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    delay_stats: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    delay_trace: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -128,6 +160,14 @@ struct FlowSpecOwned {
     packet: Option<u32>,
     #[serde(default)]
     rate_schedule: Option<Vec<RateStep>>,
+    #[serde(default)]
+    interval: Option<f64>,
+    #[serde(default)]
+    direction: Option<String>,
+    #[serde(default)]
+    delay_stats: Option<bool>,
+    #[serde(default)]
+    delay_trace: Option<bool>,
 }
 
 impl Serialize for FlowSpec {
@@ -146,7 +186,13 @@ impl Serialize for FlowSpec {
             tcp: &c.tcp,
             transport: &c.transport,
             packet: c.packet,
-            rate_schedule: c.rate_schedule.as_deref(),
+            // A VoIP flow's schedule follows from its packet and interval (and as JSON it
+            // reads back as a spec: a "voip" entry takes no rate_schedule).
+            rate_schedule: c.rate_schedule.as_deref().filter(|_| c.transport != "voip"),
+            interval: c.interval,
+            direction: c.direction.as_deref(),
+            delay_stats: (c.delay_stats && c.transport == "udp").then_some(true),
+            delay_trace: c.delay_trace.then_some(true),
         }
         .serialize(s)
     }
@@ -167,9 +213,19 @@ impl<'de> Deserialize<'de> for FlowSpec {
                 size: f.size,
                 switch: f.switch,
                 tcp: f.tcp,
+                rate_schedule: match (f.transport.as_str(), f.packet, f.interval) {
+                    ("voip", Some(p), Some(i)) => Some(vec![RateStep {
+                        at: 0.0,
+                        rate: voip_rate(p, i),
+                    }]),
+                    _ => f.rate_schedule,
+                },
+                delay_stats: f.delay_stats.unwrap_or(false) || f.transport == "voip",
+                delay_trace: f.delay_trace.unwrap_or(false),
                 transport: f.transport,
                 packet: f.packet,
-                rate_schedule: f.rate_schedule,
+                interval: f.interval,
+                direction: f.direction,
             }),
         })
     }
@@ -188,6 +244,15 @@ pub(super) fn expand_flows(
     let mut flows = Vec::new();
     for (i, f) in raw.iter().enumerate() {
         expand_flow(i, f, sim, index, components, &mut flows)?;
+        if flows.len() as u64 > MAX_FLOWS {
+            return err(
+                &format!("flows[{i}]"),
+                format!(
+                    "makes {} flows (a VoIP call in both directions is two); at most {MAX_FLOWS} in one scenario",
+                    flows.len()
+                ),
+            );
+        }
     }
     Ok(flows)
 }
@@ -225,7 +290,49 @@ fn expand_flow(
     };
     let switch = switch_schedule(&p, &f.switch, &cc_params)?;
     let tcp = tcp_options(&format!("{p}.tcp"), f.tcp.as_ref())?;
-    let (transport, udp) = transport(&p, f)?;
+    let end = stop.unwrap_or(sim.duration);
+    let horizon = end - starts.iter().copied().fold(f64::INFINITY, f64::min);
+    let (transport, source) = transport(&p, f, horizon)?;
+    let (udp, voip) = match source {
+        Source::None => (None, None),
+        Source::Udp(u) => (Some(u), None),
+        Source::Voip(v) => (
+            Some(UdpSpec {
+                packet: v.packet,
+                schedule: vec![RateStep {
+                    at: 0.0,
+                    rate: voip_rate(v.packet, v.interval),
+                }],
+            }),
+            Some(v),
+        ),
+    };
+    let delay_stats = match &f.delay_stats {
+        Some(v) => {
+            let on = boolean(&format!("{p}.delay_stats"), v)?;
+            if transport == "tcp" && on {
+                return err(
+                    &format!("{p}.delay_stats"),
+                    "is for transport = \"udp\" (and \"voip\", always measured) only",
+                );
+            }
+            on
+        }
+        None => false,
+    } || voip.is_some();
+    let delay_trace = match &f.delay_trace {
+        Some(v) => {
+            let on = boolean(&format!("{p}.delay_trace"), v)?;
+            if transport == "tcp" && on {
+                return err(
+                    &format!("{p}.delay_trace"),
+                    "is for transport = \"udp\" and \"voip\" only",
+                );
+            }
+            on
+        }
+        None => false,
+    };
     let common = Arc::new(FlowCommon {
         cc: cc_name,
         cc_params,
@@ -236,6 +343,18 @@ fn expand_flow(
         transport,
         packet: udp.as_ref().map(|u| u.packet),
         rate_schedule: udp.map(|u| u.schedule),
+        interval: voip.as_ref().map(|v| v.interval),
+        direction: voip
+            .as_ref()
+            .map(|v| if v.direction == "reverse" { "reverse" } else { "forward" }.into()),
+        delay_stats,
+        delay_trace,
+    });
+    // A call in both directions: each instance is followed by its reverse half.
+    let reverse = voip.as_ref().filter(|v| v.direction == "both").map(|_| {
+        let mut c = (*common).clone();
+        c.direction = Some("reverse".into());
+        Arc::new(c)
     });
     for k in 0..count {
         let src = substitute(&f.src, k);
@@ -258,6 +377,25 @@ fn expand_flow(
         }
         let name = instance_name(f.name.as_ref(), count, k, "flow", out.len());
         self::name(&format!("{p}.name"), &name)?;
+        if let Some(rev) = &reverse {
+            let back = format!("{name}.back");
+            self::name(&format!("{p}.name"), &back)?;
+            out.push(Arc::new(FlowSpec {
+                name,
+                src: src.clone(),
+                dst: dst.clone(),
+                start,
+                common: common.clone(),
+            }));
+            out.push(Arc::new(FlowSpec {
+                name: back,
+                src: dst,
+                dst: src,
+                start,
+                common: rev.clone(),
+            }));
+            continue;
+        }
         out.push(Arc::new(FlowSpec {
             name,
             src,
@@ -310,37 +448,77 @@ fn start_times(p: &str, start: Option<&Value>, count: usize, sim: &SimSpec) -> R
     Ok(starts)
 }
 
-/// The flow's transport ("tcp" when absent) and, for "udp", its source.
-fn transport(p: &str, f: &RawFlow) -> Result<(String, Option<UdpSpec>), SpecError> {
+/// What sends a flow's packets besides TCP.
+enum Source {
+    None,
+    Udp(UdpSpec),
+    Voip(VoipSpec),
+}
+
+/// The flow's transport ("tcp" when absent) and, for "udp" and "voip", its source;
+/// `horizon`: the longest a flow of the entry can run (seconds), to expand `on_off`.
+fn transport(p: &str, f: &RawFlow, horizon: f64) -> Result<(String, Source), SpecError> {
     let transport = f.transport.clone().unwrap_or_else(|| "tcp".into());
-    let udp_fields = f.rate.is_some() || f.rate_schedule.is_some() || f.packet.is_some();
-    let udp = match transport.as_str() {
+    let udp_fields = f.rate.is_some() || f.rate_schedule.is_some() || f.on_off.is_some();
+    let voip_fields = f.interval.is_some() || f.direction.is_some();
+    let source = match transport.as_str() {
         "tcp" => {
-            if udp_fields {
+            if udp_fields || f.packet.is_some() {
                 return err(
                     &format!("{p}.rate"),
-                    "rate, rate_schedule and packet are for transport = \"udp\" only",
+                    "rate, rate_schedule, on_off and packet are for transport = \"udp\" only",
                 );
             }
-            None
+            if voip_fields {
+                return err(
+                    &format!("{p}.interval"),
+                    "interval and direction are for transport = \"voip\" only",
+                );
+            }
+            Source::None
+        }
+        "udp" | "voip" if f.size.is_some() || !f.switch.is_empty() => {
+            return err(
+                &format!("{p}.transport"),
+                format!("a {transport} flow takes no size and no switch"),
+            )
         }
         "udp" => {
-            if f.size.is_some() || !f.switch.is_empty() {
-                return err(&format!("{p}.transport"), "a udp flow takes no size and no switch");
+            if voip_fields {
+                return err(
+                    &format!("{p}.interval"),
+                    "interval and direction are for transport = \"voip\" only",
+                );
             }
-            Some(udp_source(
+            Source::Udp(udp_source(
                 p,
                 f.packet.as_ref(),
                 f.rate.as_ref(),
                 f.rate_schedule.as_deref(),
+                f.on_off.as_ref(),
+                horizon,
+            )?)
+        }
+        "voip" => {
+            if udp_fields {
+                return err(
+                    &format!("{p}.rate"),
+                    "a voip flow's rate follows from packet and interval: rate, rate_schedule and on_off are for transport = \"udp\"",
+                );
+            }
+            Source::Voip(voip_source(
+                p,
+                f.packet.as_ref(),
+                f.interval.as_ref(),
+                f.direction.as_deref(),
             )?)
         }
         other => {
             return err(
                 &format!("{p}.transport"),
-                format!("{other:?} is not allowed; allowed: tcp, udp"),
+                format!("{other:?} is not allowed; allowed: tcp, udp, voip"),
             )
         }
     };
-    Ok((transport, udp))
+    Ok((transport, source))
 }

@@ -36,6 +36,9 @@ pub const PER_PACKET: f64 = 96.0;
 /// One sampled row: a flow's (cwnd, ssthresh, ... and algorithm columns) and a link's.
 pub const PER_FLOW_SAMPLE: f64 = 512.0;
 pub const PER_LINK_SAMPLE: f64 = 96.0;
+/// A datagram in a flow's delay trace (`delay_trace`): its (arrival, delay) in the core,
+/// then an events-table row (time, flow, event name, value) and its Python copies.
+pub const PER_TRACED_DATAGRAM: f64 = 256.0;
 /// A captured packet: record header and IP/TCP headers, kept three times (core, result,
 /// file buffer).
 pub const PER_CAPTURED_PACKET: f64 = 3.0 * (16.0 + 40.0);
@@ -172,11 +175,30 @@ pub fn estimate(spec: &Spec) -> Estimate {
         ("packets", packets * PER_PACKET),
         ("samples", flow_rows * PER_FLOW_SAMPLE + link_rows * PER_LINK_SAMPLE),
         ("pcap", captured * PER_CAPTURED_PACKET),
+        ("delay traces", traced_datagrams(spec) * PER_TRACED_DATAGRAM),
     ];
     Estimate {
         bytes: parts.iter().map(|(_, b)| b).sum(),
         parts,
     }
+}
+
+/// Datagrams the flows with `delay_trace` send (at most that many are received): each rate
+/// step's rate over its packet size, for as long as the step lasts before the flow's stop
+/// or the end of the run.
+fn traced_datagrams(spec: &Spec) -> f64 {
+    let mut n = 0.0;
+    for f in spec.flows.iter().filter(|f| f.delay_trace) {
+        let (Some(steps), Some(packet)) = (&f.rate_schedule, f.packet) else {
+            continue;
+        };
+        let end = f.stop.unwrap_or(spec.sim.duration).min(spec.sim.duration) - f.start;
+        for (k, st) in steps.iter().enumerate() {
+            let until = steps.get(k + 1).map_or(end, |next| next.at.min(end));
+            n += st.rate / (8.0 * packet as f64) * (until - st.at).max(0.0);
+        }
+    }
+    n
 }
 
 /// The state of the link directions' queue disciplines.
@@ -371,6 +393,25 @@ mod tests {
 
     fn part(e: &Estimate, name: &str) -> f64 {
         e.parts.iter().find(|(n, _)| *n == name).unwrap().1
+    }
+
+    #[test]
+    fn delay_traces_count_the_datagrams_of_traced_flows_only() {
+        let s = spec(serde_json::json!({"sim": {"duration": 100},
+            "nodes": [{"name": "a"}, {"name": "b"}],
+            "links": [{"a": "a", "b": "b", "rate": "10Mbps", "delay": "10ms"}],
+            "flows": [
+                {"src": "a", "dst": "b", "transport": "voip", "start": 10, "delay_trace": true},
+                {"src": "a", "dst": "b", "transport": "udp", "rate": "8kbps", "packet": 100,
+                 "on_off": {"on": "10s", "off": "30s"}, "delay_trace": true},
+                {"src": "a", "dst": "b", "transport": "voip"}]}));
+        // The call: 50 datagrams/s for 90 s, both halves; the UDP flow: 10 datagrams/s,
+        // on in [0, 10), [40, 50) and [80, 90).
+        let e = estimate(&s);
+        assert_eq!(
+            part(&e, "delay traces"),
+            (2.0 * 50.0 * 90.0 + 10.0 * 30.0) * PER_TRACED_DATAGRAM
+        );
     }
 
     #[test]

@@ -36,7 +36,7 @@ pub use sharing::{TcbiSpec, TemporalSpec};
 pub use sim::{default_memory_limit, SimSpec, FALLBACK_MEMORY_LIMIT};
 pub use tcp_options::{SwitchSpec, TcpSpec};
 pub use topology::{LinkSpec, NodeSpec};
-pub use udp::{RateStep, UdpSpec};
+pub use udp::{RateStep, UdpSpec, VoipSpec};
 
 use limits::{MAX_FLOWS, MAX_GENERATORS};
 use serde::{Deserialize, Serialize};

@@ -102,6 +102,94 @@ fn udp_flows_normalise_to_a_rate_schedule() {
 }
 
 #[test]
+fn udp_on_off_normalises_to_alternating_steps_up_to_the_flow_stop() {
+    let mut v = base();
+    v["flows"] = serde_json::json!([
+        {"src": "s0", "dst": "d0", "transport": "udp", "rate": "240Mbps", "start": 2.0, "stop": 9.5,
+         "on_off": {"on": "2s", "off": "1s"}, "delay_stats": true}
+    ]);
+    let s = parse_v(&v).unwrap();
+    let steps: Vec<(f64, f64)> = s.flows[0]
+        .rate_schedule
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|r| (r.at, r.rate))
+        .collect();
+    // The flow runs 7.5 s: on [0, 2), off [2, 3), on [3, 5), off [5, 6), on [6, 8) (cut at 7.5).
+    assert_eq!(
+        steps,
+        [(0.0, 240e6), (2.0, 0.0), (3.0, 240e6), (5.0, 0.0), (6.0, 240e6)]
+    );
+    assert!(s.flows[0].delay_stats);
+    let again = parse(&serde_json::to_string(&s).unwrap()).unwrap();
+    assert_eq!(s, again);
+    v["flows"][0]["on_off"]["start_on"] = 1.into();
+    assert!(parse_v(&v).unwrap_err().0.starts_with("flows[0].on_off.start_on:"));
+    v["flows"][0]["transport"] = "tcp".into();
+    assert!(parse_v(&v).unwrap_err().0.starts_with("flows[0].rate:"));
+}
+
+#[test]
+fn a_voip_call_expands_into_both_directions_and_normalises_to_a_fixed_point() {
+    let mut v = base();
+    v["flows"] = serde_json::json!([
+        {"name": "call{i}", "src": "s{i}", "dst": "d{i}", "count": 2, "transport": "voip", "start": 1.0},
+        {"name": "one", "src": "s0", "dst": "d0", "transport": "voip", "direction": "forward",
+         "packet": 160, "interval": "30ms", "delay_trace": true}
+    ]);
+    let s = parse_v(&v).unwrap();
+    let ends: Vec<(&str, &str, &str, Option<&str>)> = s
+        .flows
+        .iter()
+        .map(|f| (f.name.as_str(), f.src.as_str(), f.dst.as_str(), f.direction.as_deref()))
+        .collect();
+    assert_eq!(
+        ends,
+        [
+            ("call0", "s0", "d0", Some("forward")),
+            ("call0.back", "d0", "s0", Some("reverse")),
+            ("call1", "s1", "d1", Some("forward")),
+            ("call1.back", "d1", "s1", Some("reverse")),
+            ("one", "s0", "d0", Some("forward")),
+        ]
+    );
+    for f in &s.flows[..4] {
+        assert_eq!((f.packet, f.interval, f.start), (Some(200), Some(0.020), 1.0));
+        assert_eq!(f.rate_schedule, Some(vec![RateStep { at: 0.0, rate: 80e3 }]));
+        assert!(f.delay_stats && f.transport == "voip");
+    }
+    assert_eq!(
+        s.flows[4].rate_schedule,
+        Some(vec![RateStep {
+            at: 0.0,
+            rate: 160.0 * 8.0 / 0.030
+        }])
+    );
+    let again = parse(&serde_json::to_string(&s).unwrap()).unwrap();
+    assert_eq!(s, again);
+    for (field, value, path) in [
+        ("rate", serde_json::json!("1Mbps"), "flows[1].rate:"),
+        ("interval", serde_json::json!(-1), "flows[1].interval:"),
+        ("direction", serde_json::json!("up"), "flows[1].direction:"),
+        ("size", serde_json::json!(10), "flows[1].transport:"),
+    ] {
+        let mut w = v.clone();
+        w["flows"][1][field] = value;
+        let e = parse_v(&w).unwrap_err().0;
+        assert!(e.starts_with(path), "{field}: {e}");
+    }
+    let mut w = v.clone();
+    w["flows"][0]["transport"] = "tcp".into();
+    w["flows"][0]["interval"] = "20ms".into();
+    assert!(parse_v(&w).unwrap_err().0.starts_with("flows[0].interval:"));
+    assert!(s.flows[4].delay_trace && !s.flows[0].delay_trace);
+    let mut w = base();
+    w["flows"][0]["delay_trace"] = true.into();
+    assert!(parse_v(&w).unwrap_err().0.starts_with("flows[0].delay_trace:"));
+}
+
+#[test]
 fn generators_normalise_distributions_and_check_their_kind() {
     let mut v = base();
     v["generators"] = serde_json::json!([

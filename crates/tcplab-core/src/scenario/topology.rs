@@ -247,7 +247,7 @@ pub(super) fn connectivity(
 fn largest_packet(spec: &Spec) -> u64 {
     let tcp = |t: &TcpSpec| (t.mss as u64 + t.header as u64).max(t.ack_size as u64);
     let flows = spec.flows.iter().map(|f| match f.packet {
-        Some(p) if f.transport == "udp" => p as u64,
+        Some(p) if matches!(f.transport.as_str(), "udp" | "voip") => p as u64,
         _ => tcp(&f.tcp),
     });
     flows

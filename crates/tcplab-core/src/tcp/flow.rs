@@ -49,7 +49,7 @@ impl Flow {
         )
         .with_sack(spec.tcp.sack)
         .with_ecn(spec.tcp.ecn);
-        let udp = spec.rate_schedule.is_some() && spec.transport == "udp";
+        let udp = spec.rate_schedule.is_some() && matches!(spec.transport.as_str(), "udp" | "voip");
         let processing = (spec.tcp.send_jitter > 0.0).then(|| {
             Box::new((
                 secs(spec.tcp.send_jitter),

@@ -1,6 +1,8 @@
-//! Constant-bit-rate UDP sources (flows with `transport = "udp"`): fixed-size datagrams at
-//! a rate that follows a step schedule. The datagrams need no transport machinery: the
-//! source hands them to the network itself and counts those delivered.
+//! Constant-bit-rate UDP sources (flows with `transport = "udp"`, and each direction of a
+//! `transport = "voip"` call): fixed-size datagrams at a rate that follows a step schedule.
+//! The datagrams need no transport machinery: the source hands them to the network itself
+//! and counts those delivered (and, for measured flows, their delay: `delay.rs`).
+use super::delay::DelayStats;
 use super::TrafficEv;
 use crate::net::{EcnBits, Network, Packet};
 use crate::scenario::{FlowSpec, RateStep};
@@ -19,6 +21,17 @@ pub struct CbrSource {
     /// Generation of the pending send event; bumped at every rate change.
     pub gen: u32,
     pub received: u64,
+    /// One-way delay, jitter and loss of the datagrams received, when measured.
+    pub delay: Option<Box<DelayStats>>,
+    /// Every datagram's (arrival time, one-way delay), with `delay_trace`.
+    pub trace: Option<Box<DelayTrace>>,
+}
+
+/// A flow's per-datagram delay trace; `out_of_memory` once a row could not be stored.
+#[derive(Debug, Clone, Default)]
+pub struct DelayTrace {
+    pub rows: Vec<(Time, Time)>,
+    pub out_of_memory: bool,
 }
 
 impl CbrSource {
@@ -30,6 +43,8 @@ impl CbrSource {
             next_seq: 0,
             gen: 0,
             received: 0,
+            delay: None,
+            trace: None,
         }
     }
 
@@ -49,7 +64,12 @@ impl Cbr {
     /// A source for every UDP flow of the spec.
     pub fn new(flows: &[std::sync::Arc<FlowSpec>]) -> Cbr {
         let source = |f: &FlowSpec| match (&f.rate_schedule, f.transport.as_str()) {
-            (Some(steps), "udp") => Some(CbrSource::new(f.packet.unwrap_or(1000), steps, f.start)),
+            (Some(steps), "udp" | "voip") => {
+                let mut c = CbrSource::new(f.packet.unwrap_or(1000), steps, f.start);
+                c.delay = f.delay_stats.then(Box::default);
+                c.trace = f.delay_trace.then(Box::default);
+                Some(c)
+            }
             _ => None,
         };
         let n = flows.iter().rposition(|f| source(f).is_some()).map_or(0, |i| i + 1);
@@ -60,6 +80,18 @@ impl Cbr {
     /// The source of flow `f`, if it is a UDP flow.
     pub fn get(&self, f: usize) -> Option<&CbrSource> {
         self.sources.get(f).and_then(Option::as_ref)
+    }
+
+    /// A flow whose delay trace ran out of memory, if any.
+    pub fn trace_out_of_memory(&self) -> Option<usize> {
+        let full = |c: &CbrSource| c.trace.as_ref().is_some_and(|t| t.out_of_memory);
+        self.sources.iter().position(|c| c.as_ref().is_some_and(full))
+    }
+
+    /// Flow `f`'s delay trace, taken out of its source (empty without one).
+    pub fn take_trace(&mut self, f: usize) -> Vec<(Time, Time)> {
+        let source = self.sources.get_mut(f).and_then(Option::as_mut);
+        source.and_then(|c| c.trace.take()).map_or_else(Vec::new, |t| t.rows)
     }
 
     /// Schedule the rate steps of every source, and its stop.
@@ -73,10 +105,20 @@ impl Cbr {
         }
     }
 
-    /// A datagram of flow `f` arrived.
-    pub fn received(&mut self, f: u32) {
+    /// A datagram of flow `f`, numbered `seq` and sent at `sent`, arrived at `now`.
+    pub fn received(&mut self, f: u32, now: Time, sent: Time, seq: u64) {
         if let Some(c) = self.sources.get_mut(f as usize).and_then(Option::as_mut) {
             c.received += 1;
+            if let Some(d) = c.delay.as_deref_mut() {
+                d.arrival(now, sent, seq);
+            }
+            if let Some(t) = c.trace.as_deref_mut() {
+                if t.out_of_memory || t.rows.try_reserve(1).is_err() {
+                    t.out_of_memory = true;
+                } else {
+                    t.rows.push((now, now.saturating_sub(sent)));
+                }
+            }
         }
     }
 

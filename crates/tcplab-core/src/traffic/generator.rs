@@ -116,6 +116,10 @@ impl Generators {
                 transport: "tcp".into(),
                 packet: None,
                 rate_schedule: None,
+                interval: None,
+                direction: None,
+                delay_stats: false,
+                delay_trace: false,
             }),
         };
         gen.created += 1;

@@ -1,7 +1,8 @@
 //! Applications: where traffic comes from.
 //!
 //! - `cbr.rs`: constant-bit-rate UDP sources whose rate follows a step schedule (flows
-//!   with `transport = "udp"`);
+//!   with `transport = "udp"` or `"voip"`); `delay.rs`: the one-way delay, jitter and loss
+//!   statistics their receivers keep when measured;
 //! - `generator.rs`: flow generators, which open sized TCP transfers over time; *when* and
 //!   *how large* is a traffic [`Model`], one file each (`poisson.rs`, `closed.rs`,
 //!   `sessions.rs`), found by the generator's `kind` in [`MODELS`].
@@ -11,11 +12,13 @@
 //! `[[flows]]` are opened when the world is built (`engine/build.rs`).
 mod cbr;
 mod closed;
+mod delay;
 mod generator;
 mod poisson;
 mod sessions;
 
-pub use cbr::{Cbr, CbrSource};
+pub use cbr::{Cbr, CbrSource, DelayTrace};
+pub use delay::DelayStats;
 pub use generator::{FlowDone, Generator, GeneratorTotals, Generators};
 
 use crate::scenario::GeneratorSpec;
