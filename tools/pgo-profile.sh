@@ -14,7 +14,7 @@ sysroot=$(rustc --print sysroot)
 host=$(rustc -vV | sed -n 's/^host: //p')
 profdata="$sysroot/lib/rustlib/$host/bin/llvm-profdata"
 if [ ! -x "$profdata" ] && command -v rustup >/dev/null; then
-  rustup component add llvm-tools >/dev/null 2>&1 || true
+  timeout 180 rustup component add llvm-tools >/dev/null 2>&1 || true
 fi
 if [ ! -x "$profdata" ]; then
   echo "pgo: no llvm-profdata for rustc's LLVM (rustup component add llvm-tools); building without a profile" >&2
