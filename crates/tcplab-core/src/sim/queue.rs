@@ -283,8 +283,7 @@ impl<E: Copy> EventQueue<E> {
     #[inline(always)]
     pub fn schedule_key(&mut self, key: Key, ev: impl Into<E> + Copy) {
         if key.time() < self.now.saturating_add(NEAR) && !self.in_heap && self.ring.len < RING_MAX {
-            let entry = || Entry { key, ev: ev.into() };
-            *self.ring.make_room(key, entry) = entry();
+            *self.ring.make_room(key, || Entry { key, ev: ev.into() }) = Entry { key, ev: ev.into() };
             return;
         }
         let entry = Entry { key, ev: ev.into() };
