@@ -62,3 +62,25 @@ def test_on_a_run_two_equal_flows_share_fairly_and_one_alone_takes_the_link():
     assert (stability_index(t) < 1.0).all()
     # Jain's index of the window averages from the same table.
     assert jain_index(t.groupby("flow")["throughput_bps"].mean()) > 0.9
+
+
+def test_congestion_signals_group_detections_and_count_those_all_flows_saw():
+    from tcplab.metrics import congestion_signals
+
+    ev = pd.DataFrame({
+        "time": [0.0, 0.0, 5.0, 5.2, 9.0, 14.0, 14.49, 14.6],
+        "flow": [0, 1, 0, 1, 0, 1, 0, 1],
+        "event": ["sync_mode", "sync_mode"] + ["sync_congestion"] * 6,
+        "value": [1.0, 1.0, 0.012, 0.013, 0.012, 0.012, 0.012, 0.012],
+    })
+    s = congestion_signals(ev)
+    # 5.0/5.2: one signal seen by both; 9.0: flow 0 alone; 14.0/14.49: both (within 0.5 s of
+    # the first); 14.6 is 0.6 s after 14.0: a new signal, flow 1 alone.
+    assert s["time"].tolist() == [5.0, 9.0, 14.0, 14.6]
+    assert s["detected_by"].tolist() == [2, 1, 2, 1]
+    assert s["by_all"].tolist() == [True, False, True, False]
+    assert s["spread"].tolist() == pytest.approx([0.2, 0.0, 0.49, 0.0])
+    # Competing flows given: a third flow that never detects makes no signal seen by all.
+    assert not congestion_signals(ev, flows=[0, 1, 2])["by_all"].any()
+    with pytest.raises(ValueError, match="gap"):
+        congestion_signals(ev, gap=0)

@@ -176,3 +176,40 @@ def stability_index(throughput: pd.DataFrame) -> pd.Series:
     thesis reports the mean over the flows). Takes the table of `interval_throughput`."""
     g = throughput.groupby("flow")["throughput_bps"]
     return (g.std(ddof=1) / g.mean()).rename("stability_index")
+
+
+def congestion_signals(events: pd.DataFrame, flows: Sequence[int] | None = None,
+                       detection: str = "sync_congestion", gap: float = 0.5) -> pd.DataFrame:
+    """The congestion signals the competing flows detected, and which flows detected each
+    (thesis §3.5.1: "122 congestion signals are detected ... and no single Sync-TCP flow misses
+    any of these"). A signal is a group of ``detection`` events (Sync-TCP's entry into Waiting)
+    that begins with one and takes every detection less than ``gap`` seconds after it; the
+    default 0.5 s is T_wait, during which a flow that detected cannot detect again, so a flow
+    appears at most once per signal. ``flows``: the competing flows (default: those that
+    entered SYNC mode, a ``sync_mode`` event of 1).
+
+    Rows: ``time`` (first detection), ``spread`` (last − first, s), ``detected_by`` (number of
+    the competing flows that detected it), ``by_all`` (every competing flow did).
+    """
+    if not gap > 0:
+        raise ValueError(f"gap: {gap!r}; allowed: a positive number of seconds")
+    if flows is None:
+        flows = sorted(events.loc[(events["event"] == "sync_mode") & (events["value"] == 1.0), "flow"].unique())
+    competing = set(int(f) for f in flows)
+    d = events[(events["event"] == detection) & events["flow"].isin(competing)].sort_values("time", kind="stable")
+    rows, group, start = [], [], None
+    for t, f in zip(d["time"].to_numpy(), d["flow"].to_numpy()):
+        if start is not None and t - start >= gap:
+            rows.append((start, group[-1][0] - start, {g[1] for g in group}))
+            group, start = [], None
+        if start is None:
+            start = t
+        group.append((t, int(f)))
+    if group:
+        rows.append((start, group[-1][0] - start, {g[1] for g in group}))
+    return pd.DataFrame({
+        "time": [r[0] for r in rows],
+        "spread": [r[1] for r in rows],
+        "detected_by": [len(r[2]) for r in rows],
+        "by_all": [bool(competing) and r[2] >= competing for r in rows],
+    })
