@@ -46,6 +46,11 @@ fn a_plain_scenario_has_no_discipline_columns() {
     assert_eq!(spec["spec"]["links"][0]["queue_ab"], json!(50), "written as before");
 }
 
+/// 30 packets of 1040 bytes at 10 Mb/s: at most 29 · 0.832 ms of waiting.
+fn max_wait() -> f64 {
+    29.0 * 0.000832 + 1e-9
+}
+
 #[test]
 fn a_managed_droptail_queue_changes_nothing_but_adds_its_measurements() {
     let plain = api::run(&dumbbell(4, json!(30), json!("1ms"), 20.0), 3).unwrap();
@@ -62,6 +67,8 @@ fn a_managed_droptail_queue_changes_nothing_but_adds_its_measurements() {
     }
     assert_eq!(strs(&managed.links, "queue_type")[0], "droptail");
     let qd = managed.links.f64s("qdelay_mean");
+    let sd = managed.links.f64s("qdelay_std");
+    assert!(sd[0] > 0.0 && sd[0] < max_wait(), "{}", sd[0]);
     let p95 = managed.links.f64s("qdelay_p95");
     let max = managed.links.f64s("qdelay_max");
     // 30 packets of 1040 bytes at 10 Mb/s: at most 29 · 0.832 ms of waiting

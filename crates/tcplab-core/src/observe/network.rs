@@ -31,6 +31,7 @@ const AQM_COLUMNS: &[(&str, Col)] = &[
     ("marks", Col::U),
     ("drops_aqm", Col::U),
     ("qdelay_mean", Col::F),
+    ("qdelay_std", Col::F),
     ("qdelay_p95", Col::F),
     ("qdelay_max", Col::F),
 ];
@@ -67,6 +68,7 @@ pub fn links_table(net: &Network, spec: &Spec, end: Time) -> Table {
             t.u("marks", a.map_or(0, |a| a.marks));
             t.u("drops_aqm", a.map_or(0, |a| a.drops_aqm));
             t.f("qdelay_mean", a.map_or(f64::NAN, |a| a.stats.mean()));
+            t.f("qdelay_std", a.map_or(f64::NAN, |a| a.stats.std()));
             t.f("qdelay_p95", a.map_or(f64::NAN, |a| a.stats.quantile(0.95)));
             t.f("qdelay_max", a.map_or(f64::NAN, |a| a.stats.max()));
         }
@@ -91,7 +93,7 @@ pub fn links_table_consuming(links: Vec<LinkDir>, mut spec: Spec, end: Time) -> 
     let n = links.len();
     let managed = links.iter().any(|l| l.aqm().is_some());
     let (mut qtype, mut marks, mut drops_aqm) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut qd_mean, mut qd_p95, mut qd_max) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut qd_mean, mut qd_std, mut qd_p95, mut qd_max) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut ends = Vec::with_capacity(n);
     let (mut rate, mut delay, mut loss) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
     let (mut busy, mut util) = (Vec::with_capacity(n), Vec::with_capacity(n));
@@ -123,6 +125,7 @@ pub fn links_table_consuming(links: Vec<LinkDir>, mut spec: Spec, end: Time) -> 
             marks.push(a.map_or(0, |a| a.marks));
             drops_aqm.push(a.map_or(0, |a| a.drops_aqm));
             qd_mean.push(a.map_or(f64::NAN, |a| a.stats.mean()));
+            qd_std.push(a.map_or(f64::NAN, |a| a.stats.std()));
             qd_p95.push(a.map_or(f64::NAN, |a| a.stats.quantile(0.95)));
             qd_max.push(a.map_or(f64::NAN, |a| a.stats.max()));
         }
@@ -155,6 +158,7 @@ pub fn links_table_consuming(links: Vec<LinkDir>, mut spec: Spec, end: Time) -> 
             ("marks", Column::U64(marks)),
             ("drops_aqm", Column::U64(drops_aqm)),
             ("qdelay_mean", Column::F64(qd_mean)),
+            ("qdelay_std", Column::F64(qd_std)),
             ("qdelay_p95", Column::F64(qd_p95)),
             ("qdelay_max", Column::F64(qd_max)),
         ]);

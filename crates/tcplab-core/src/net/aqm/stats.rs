@@ -1,5 +1,6 @@
-//! The queueing delay of the packets a managed link direction sends: count, sum, maximum,
-//! and a log-linear histogram for quantiles (16 buckets per power of two of nanoseconds,
+//! The queueing delay of the packets a managed link direction sends: count, sum, the
+//! running mean and squared deviations (Welford's, for the standard deviation: the delay's
+//! jitter), maximum, and a log-linear histogram for quantiles (16 buckets per power of two of nanoseconds,
 //! so a quantile is within 1/32 of its value; below 16 ns exact).
 use crate::sim::{to_secs, Time};
 
@@ -12,6 +13,9 @@ const BUCKETS: usize = SUB + (64 - SUB_BITS as usize) * SUB;
 pub struct WaitStats {
     n: u64,
     sum_ns: u128,
+    /// Welford's running mean and sum of squared deviations, ns and ns².
+    mean_ns: f64,
+    m2_ns: f64,
     max_ns: u64,
     /// Allocated at the first sample.
     hist: Vec<u64>,
@@ -44,6 +48,10 @@ impl WaitStats {
         }
         self.n += 1;
         self.sum_ns += u128::from(wait);
+        let x = wait as f64;
+        let d = x - self.mean_ns;
+        self.mean_ns += d / self.n as f64;
+        self.m2_ns += d * (x - self.mean_ns);
         self.max_ns = self.max_ns.max(wait);
         self.hist[bucket(wait)] += 1;
     }
@@ -58,6 +66,14 @@ impl WaitStats {
             return f64::NAN;
         }
         self.sum_ns as f64 / self.n as f64 * 1e-9
+    }
+
+    /// Standard deviation over the packets (divided by n), seconds; NaN without samples.
+    pub fn std(&self) -> f64 {
+        if self.n == 0 {
+            return f64::NAN;
+        }
+        (self.m2_ns / self.n as f64).sqrt() * 1e-9
     }
 
     /// Largest, seconds; NaN without samples.
@@ -111,11 +127,17 @@ mod tests {
     #[test]
     fn mean_max_and_quantiles() {
         let mut s = WaitStats::default();
-        assert!(s.mean().is_nan() && s.quantile(0.95).is_nan());
+        assert!(s.mean().is_nan() && s.std().is_nan() && s.quantile(0.95).is_nan());
         for ms in 1..=100u64 {
             s.record(ms * 1_000_000);
         }
         assert!((s.mean() - 0.0505).abs() < 1e-12);
+        // 1..=100 ms: the population deviation is √((100² − 1)/12) ms = 28.866 ms.
+        assert!(
+            (s.std() - (9999.0f64 / 12.0).sqrt() * 1e-3).abs() < 1e-12,
+            "{}",
+            s.std()
+        );
         assert_eq!(s.max(), 0.1);
         let p95 = s.quantile(0.95);
         assert!((p95 - 0.095).abs() <= 0.095 / 32.0, "{p95}");
