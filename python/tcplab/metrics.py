@@ -148,8 +148,8 @@ def interval_throughput(flow_ts: pd.DataFrame, flows: pd.DataFrame, interval: fl
     on_grid = np.abs(ts["time"].to_numpy() - k * interval) < 1e-9 * max(1.0, interval)
     grid = ts[on_grid].assign(k=k[on_grid].astype(np.int64))
     grid = grid[(grid["k"] * interval >= start - 1e-9) & (grid["k"] * interval <= end + 1e-9)]
-    payload = (flows.set_index("flow")["delivered_bytes"]
-               / flows.set_index("flow")["delivered_segments"].where(flows.set_index("flow")["delivered_segments"] > 0))
+    by_flow = flows.set_index("flow")
+    payload = by_flow["delivered_bytes"] / by_flow["delivered_segments"].where(by_flow["delivered_segments"] > 0)
     out = []
     for f, g in grid.sort_values("k").groupby("flow"):
         g = g.drop_duplicates("k", keep="last")

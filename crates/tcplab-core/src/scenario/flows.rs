@@ -307,32 +307,27 @@ fn expand_flow(
             Some(v),
         ),
     };
-    let delay_stats = match &f.delay_stats {
-        Some(v) => {
-            let on = boolean(&format!("{p}.delay_stats"), v)?;
-            if transport == "tcp" && on {
-                return err(
-                    &format!("{p}.delay_stats"),
-                    "is for transport = \"udp\" (and \"voip\", always measured) only",
-                );
-            }
-            on
+    // A measurement option of datagram flows: refused on a TCP flow.
+    let datagram_flag = |name: &str, v: &Option<Value>, only: &str| -> Result<bool, SpecError> {
+        let Some(v) = v else {
+            return Ok(false);
+        };
+        let on = boolean(&format!("{p}.{name}"), v)?;
+        if transport == "tcp" && on {
+            return err(&format!("{p}.{name}"), only);
         }
-        None => false,
-    } || voip.is_some();
-    let delay_trace = match &f.delay_trace {
-        Some(v) => {
-            let on = boolean(&format!("{p}.delay_trace"), v)?;
-            if transport == "tcp" && on {
-                return err(
-                    &format!("{p}.delay_trace"),
-                    "is for transport = \"udp\" and \"voip\" only",
-                );
-            }
-            on
-        }
-        None => false,
+        Ok(on)
     };
+    let delay_stats = datagram_flag(
+        "delay_stats",
+        &f.delay_stats,
+        "is for transport = \"udp\" (and \"voip\", always measured) only",
+    )? || voip.is_some();
+    let delay_trace = datagram_flag(
+        "delay_trace",
+        &f.delay_trace,
+        "is for transport = \"udp\" and \"voip\" only",
+    )?;
     let common = Arc::new(FlowCommon {
         cc: cc_name,
         cc_params,

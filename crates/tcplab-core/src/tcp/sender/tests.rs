@@ -604,6 +604,11 @@ fn through_receiver(s: &mut Sender, r: &mut crate::tcp::Receiver, t: &mut Time, 
 /// A started NewReno sender with SACK whose first window is `w` segments (ssthresh `w`), its
 /// SACK receiver, and what the sender sent.
 fn sack_pair(w: f64) -> (Sender, crate::tcp::Receiver, Vec<Tx>) {
+    sack_pair_with("newreno", w)
+}
+
+/// `sack_pair` for algorithm `cc`.
+fn sack_pair_with(cc: &str, w: f64) -> (Sender, crate::tcp::Receiver, Vec<Tx>) {
     let tcp = TcpSpec {
         init_cwnd: w,
         init_ssthresh: w,
@@ -611,7 +616,7 @@ fn sack_pair(w: f64) -> (Sender, crate::tcp::Receiver, Vec<Tx>) {
         sack: true,
         ..TcpSpec::default()
     };
-    let mut s = sender("newreno", tcp, None);
+    let mut s = sender(cc, tcp, None);
     let mut out = vec![];
     s.start(0, &mut out);
     (s, crate::tcp::Receiver::new(false, 2, 0).with_sack(true), out)
@@ -819,17 +824,7 @@ fn an_ecn_connection_opens_with_an_ecn_setup_syn() {
 fn linux_ports_halve_the_rate_in_sack_recovery_as_tcp_linux() {
     // A window of 20 with 0 lost, then the SACKs of 1..19 one by one.
     let run = |cc: &str| {
-        let tcp = TcpSpec {
-            init_cwnd: 20.0,
-            init_ssthresh: 20.0,
-            tick: 0.0,
-            sack: true,
-            ..TcpSpec::default()
-        };
-        let mut s = sender(cc, tcp, None);
-        let mut out = vec![];
-        s.start(0, &mut out);
-        let mut r = crate::tcp::Receiver::new(false, 2, 0).with_sack(true);
+        let (mut s, mut r, _) = sack_pair_with(cc, 20.0);
         let mut t = 0;
         let sent = through_receiver(&mut s, &mut r, &mut t, &(1..20).collect::<Vec<_>>());
         (sent, s)
@@ -901,17 +896,7 @@ fn a_linux_port_recovers_a_loss_right_after_the_recovery_point_without_a_timeout
     // (`tcp_fastretrans_alert`); ns-2's NewReno takes an ACK beyond recover for a new loss
     // and waits for the RTO.
     let run = |cc: &str| {
-        let tcp = TcpSpec {
-            init_cwnd: 10.0,
-            init_ssthresh: 10.0,
-            tick: 0.0,
-            sack: true,
-            ..TcpSpec::default()
-        };
-        let mut s = sender(cc, tcp, None);
-        let mut out = vec![];
-        s.start(0, &mut out);
-        let mut r = crate::tcp::Receiver::new(false, 2, 0).with_sack(true);
+        let (mut s, mut r, _) = sack_pair_with(cc, 10.0);
         let mut t = 0;
         let mut sent = through_receiver(&mut s, &mut r, &mut t, &(1..10).collect::<Vec<_>>()).concat();
         assert_eq!(sent.first(), Some(&0), "{cc}: 0 retransmitted");
