@@ -172,6 +172,12 @@ impl LinkDir {
 
     /// Packets in the queue system (waiting + being transmitted) at `now`.
     pub fn occupancy(&mut self, now: Time) -> usize {
+        if self.busy_until <= now {
+            // idle (as an access link mostly is): every transmission has ended, and the
+            // buffer's line need not be read
+            self.departures.clear();
+            return 0;
+        }
         self.departures.pop_front_while(|end| end <= now);
         self.departures.len()
     }

@@ -67,6 +67,11 @@ impl<T: Copy + Default> Fifo<T> {
     }
 
     #[inline]
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    #[inline]
     pub fn pop_front(&mut self) -> Option<T> {
         if self.len == 0 {
             return None;
