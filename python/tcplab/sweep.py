@@ -625,7 +625,7 @@ def _analyse(plan: ex.Plan, rep: SweepReport, store: Store, bar: Progress | None
     """The plan's analysis of the finished runs, in the plan's order whatever order they
     finished in (the same tables every sweep), counting on the bar the runs it has read.
     Returns (analysis, None), or (None, the error with its traceback) when it raised."""
-    if not rep.done:
+    if not rep.done and plan.runs:  # a model's plan has no runs and is analysed all the same
         return None, None
     read: set = set()
 
