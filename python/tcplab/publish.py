@@ -174,7 +174,7 @@ def refusal(doc: dict, exp_dir: Path, allow_quick: bool) -> str | None:
     failed = [r for r in doc.get("runs", []) if r.get("status") != "done"]
     if failed:
         return f"{len(failed)} of {len(doc.get('runs', []))} runs failed"
-    if not doc.get("runs"):
+    if not doc.get("runs") and not doc.get("tables"):  # a model's experiment has tables and no runs
         return "it has no runs"
     if doc.get("size") != "full" and not allow_quick:
         return f"its size is {doc.get('size')!r}, not 'full' (pass --allow-quick to publish it anyway)"
