@@ -15,6 +15,7 @@ mod cubic_linux;
 mod esse;
 pub mod fair_share;
 mod fast;
+mod freeze_tcp;
 mod highspeed;
 mod highspeed_linux;
 mod htcp;
@@ -29,6 +30,7 @@ mod scalable;
 mod sender_side_mods;
 mod sync_tcp;
 mod tahoe;
+mod tcp_ho;
 mod vegas;
 mod veno;
 mod westwood;
@@ -86,6 +88,20 @@ pub enum Pacing {
     Window,
     /// At this many segments per second.
     Rate(f64),
+}
+
+/// How a connection takes part in the handoff protocols of the thesis's chapter 2
+/// (`docs/tcp.md`, "Handoff: TCP-HO and Freeze-TCP").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Handoff {
+    /// Not at all: notifications and window options are ignored.
+    None,
+    /// TCP-HO and its variants: the Capability option on the SYN, the mobile host's
+    /// Bandwidth option on handoff completion.
+    TcpHo,
+    /// Freeze-TCP: the mobile host's zero-window advertisement before a predicted
+    /// disconnection and three window-reopening duplicate ACKs after it.
+    Freeze,
 }
 
 /// The connection variables congestion control reads and writes.
@@ -302,6 +318,16 @@ pub trait CongestionControl: Send {
 
     fn on_timer(&mut self, _st: &mut CcState) {}
 
+    /// Which handoff protocol the connection runs (the mobile host follows the sender's
+    /// algorithm).
+    fn handoff(&self) -> Handoff {
+        Handoff::None
+    }
+
+    /// TCP-HO: the sender accepted a Bandwidth option (just after a timeout, before it
+    /// retransmits at once): the new wireless link's bandwidth in bit/s.
+    fn on_bandwidth_option(&mut self, _st: &mut CcState, _bps: f64) {}
+
     /// Internal variables to expose as time series (name, value).
     fn samples(&self, _out: &mut Vec<(&'static str, f64)>) {}
 }
@@ -400,6 +426,10 @@ pub const REGISTRY: &[(&str, Constructor)] = &[
     ("lp", lp::Lp::create),
     ("bbr", bbr::Bbr::create),
     ("sync_tcp", sync_tcp::SyncTcp::create),
+    ("tcp_ho", tcp_ho::TcpHo::create),
+    ("tcp_ho_immediate", tcp_ho::TcpHo::create_immediate),
+    ("tcp_ho_aggressive", tcp_ho::TcpHo::create_aggressive),
+    ("freeze_tcp", freeze_tcp::FreezeTcp::create),
 ];
 
 /// Parameters whose values are names; the scenario turns a name into its index here.

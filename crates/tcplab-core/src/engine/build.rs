@@ -104,6 +104,18 @@ impl World {
             for (n, s) in f.spec.switch.iter().enumerate() {
                 k.q.at(secs(s.at), TcpEv::Switch(i, n as u32));
             }
+            if let Some(h) = &f.spec.handoff {
+                let freeze = f.sender.cc.handoff() == crate::cc::Handoff::Freeze;
+                for (n, e) in h.events.iter().enumerate() {
+                    k.q.at(secs(e.at), TcpEv::Handoff(i, n as u32));
+                    if let (true, Some(d)) = (freeze, e.disconnect) {
+                        // The mobile host first looks max_rto ahead; from there it follows
+                        // the connection's RTT estimate to the zero-window time.
+                        let first = (d + h.freeze_offset - f.spec.tcp.max_rto).max(0.0);
+                        k.q.at(secs(first), TcpEv::Freeze(i, n as u32));
+                    }
+                }
+            }
         }
         c.obs.schedule_first(k);
     }

@@ -59,8 +59,8 @@ impl Components {
         if let Some(file) = self.obs.capture.tap(c.hop) {
             let packet = self.net.packet(c.p);
             let f = packet.flow;
-            let (ends, mss) = (self.net.route_ends(f), self.tcp.flows[f as usize].spec.tcp.mss);
-            if let Err(why) = self.obs.capture.record(file, now, packet, ends, mss) {
+            let (ends, tcp) = (self.net.route_ends(f), &self.tcp.flows[f as usize].spec.tcp);
+            if let Err(why) = self.obs.capture.record(file, now, packet, ends, tcp) {
                 k.fail(now, &why);
             }
         }
@@ -85,8 +85,8 @@ impl Components {
         for &(time, hop, pkt) in &offered {
             if let Some(file) = self.obs.capture.entry_tap(hop) {
                 let f = pkt.flow;
-                let (ends, mss) = (self.net.route_ends(f), self.tcp.flows[f as usize].spec.tcp.mss);
-                if let Err(why) = self.obs.capture.record(file, time, &pkt, ends, mss) {
+                let (ends, tcp) = (self.net.route_ends(f), &self.tcp.flows[f as usize].spec.tcp);
+                if let Err(why) = self.obs.capture.record(file, time, &pkt, ends, tcp) {
                     k.fail(time, &why);
                 }
             }

@@ -15,5 +15,5 @@ pub use lan::{CsmaCd, Iface, Lan, LanEnqueue, Mac, TxEnd};
 pub use link::{link_rng, loss_pattern, Enqueue, LinkDir, Started, Verdict};
 pub use network::{Crossed, LanHop, NetEv, Network, Route};
 pub use network::{DropReason, DropTrace, DroppedPacket, EntryTap};
-pub use pool::{Ecn, EcnBits, Packet, PacketPool};
+pub use pool::{Ecn, EcnBits, Packet, PacketPool, SegOption};
 pub use routing::{shortest_path, Interrupted, Router};

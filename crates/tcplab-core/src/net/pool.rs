@@ -74,10 +74,45 @@ impl EcnBits {
         self.0 = if on { self.0 | Self::CWR } else { self.0 & !Self::CWR };
     }
 
+    /// The rare TCP option the segment carries (in bits 2-3 of this byte); its value is
+    /// in the packet's `sack` field, which such a segment uses for nothing else.
+    #[inline]
+    pub fn option(self) -> Option<SegOption> {
+        match (self.0 >> 2) & 0b11 {
+            0 => None,
+            1 => Some(SegOption::Capability),
+            2 => Some(SegOption::Bandwidth),
+            _ => Some(SegOption::Window),
+        }
+    }
+
+    pub fn set_option(&mut self, o: Option<SegOption>) {
+        let code = match o {
+            None => 0,
+            Some(SegOption::Capability) => 1,
+            Some(SegOption::Bandwidth) => 2,
+            Some(SegOption::Window) => 3,
+        };
+        self.0 = (self.0 & !0b1100) | (code << 2);
+    }
+
     /// The TCP header's flags byte bits for ECE (0x40) and CWR (0x80).
     pub fn tcp_flags(self) -> u8 {
         self.0 & (Self::ECE | Self::CWR)
     }
+}
+
+/// The TCP options of the handoff protocols (thesis ch. 2), carried without growing the
+/// packet: the option's kind in [`EcnBits`], its value in `Packet::sack`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SegOption {
+    /// TCP-HO's Capability option on a SYN or SYN-ACK: value = the capability mask.
+    Capability,
+    /// TCP-HO's Bandwidth option on an ACK: value = the new link's bandwidth in Kbps.
+    Bandwidth,
+    /// A window advertisement that differs from the connection's standing one (Freeze-TCP's
+    /// zero window and its reopening): value = the window in segments.
+    Window,
 }
 
 impl From<Ecn> for EcnBits {
@@ -94,6 +129,9 @@ impl std::fmt::Debug for EcnBits {
         }
         if self.cwr() {
             f.write_str("+CWR")?;
+        }
+        if let Some(o) = self.option() {
+            write!(f, "+{o:?}")?;
         }
         Ok(())
     }
@@ -112,7 +150,7 @@ pub struct Packet {
     pub seq: u64,
     pub ts: Time,
     pub ts_echo: Time,
-    /// An ACK's SACK blocks (`Tx::sack`).
+    /// An ACK's SACK blocks (`Tx::sack`), or the value of the option `ecn.option()` names.
     pub sack: u32,
     /// The ECN codepoint (Not-ECT unless the sender sets it) and the TCP ECN flags.
     pub ecn: EcnBits,

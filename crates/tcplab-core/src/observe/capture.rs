@@ -1,7 +1,9 @@
 //! Packet capture: the hops the spec's `[[pcap]]` entries name, and a pcap file each.
-use super::pcap::{CapturedPacket, PcapWriter};
+use super::pcap::{CapturedOption, CapturedPacket, PcapWriter};
+use crate::net::SegOption;
 use crate::net::{Network, Packet};
 use crate::scenario::Spec;
+use crate::scenario::TcpSpec;
 use crate::sim::Time;
 use std::collections::HashMap;
 
@@ -65,9 +67,24 @@ impl Capture {
         self.by_hop.get(hop as usize).copied().flatten()
     }
 
-    /// Record `pkt` of a flow from node `ends.0` to node `ends.1` with segments of `mss`
-    /// bytes into capture `c`; an error says why it could not.
-    pub fn record(&mut self, c: u32, now: Time, pkt: &Packet, ends: (u32, u32), mss: u32) -> Result<(), String> {
+    /// Record `pkt` of a flow from node `ends.0` to node `ends.1` with TCP options `tcp`
+    /// (its segment size, the handoff options' formats) into capture `c`; an error says why
+    /// it could not.
+    pub fn record(&mut self, c: u32, now: Time, pkt: &Packet, ends: (u32, u32), tcp: &TcpSpec) -> Result<(), String> {
+        let mss = tcp.mss;
+        let option = pkt.ecn.option().map(|o| match o {
+            SegOption::Capability => CapturedOption::Bytes {
+                kind: tcp.ho_capability_kind,
+                len: tcp.ho_capability_len,
+                value: pkt.sack,
+            },
+            SegOption::Bandwidth => CapturedOption::Bytes {
+                kind: tcp.ho_bandwidth_kind,
+                len: tcp.ho_bandwidth_len,
+                value: pkt.sack,
+            },
+            SegOption::Window => CapturedOption::Window((u64::from(pkt.sack) * u64::from(mss)).min(0xffff) as u16),
+        });
         let (src, dst) = ends;
         let (sport, dport) = (1024 + (pkt.flow % 60000) as u16, 5001);
         let fwd = pkt.kind.forward();
@@ -82,6 +99,7 @@ impl Capture {
             mss,
             wire_bytes: pkt.size,
             ecn: pkt.ecn,
+            option,
         });
         if recorded {
             return Ok(());

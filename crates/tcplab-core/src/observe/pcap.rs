@@ -21,6 +21,38 @@ pub struct CapturedPacket {
     pub wire_bytes: u32,
     /// The ECN codepoint (the low two bits of the TOS byte) and the TCP ECE/CWR flags.
     pub ecn: EcnBits,
+    /// A handoff protocol's option (`ecn.option()`): its TCP option bytes (padded with
+    /// No-Operations to a multiple of 4), or for a window advertisement the window field.
+    pub option: Option<CapturedOption>,
+}
+
+/// What a segment's handoff option looks like in its TCP header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CapturedOption {
+    /// kind, length (3-6) and value (the low `length - 2` bytes, big-endian).
+    Bytes { kind: u8, len: u8, value: u32 },
+    /// The window field in bytes (saturating at 65535; no window scaling).
+    Window(u16),
+}
+
+impl CapturedOption {
+    /// The option's bytes in the header, No-Operations first up to a multiple of 4.
+    fn bytes(self) -> Vec<u8> {
+        let CapturedOption::Bytes { kind, len, value } = self else {
+            return Vec::new();
+        };
+        let width = u32::from(len) - 2;
+        let max = if width >= 4 {
+            u32::MAX
+        } else {
+            (1u32 << (8 * width)) - 1
+        };
+        let v = value.min(max).to_be_bytes();
+        let mut b = vec![1u8; (4 - usize::from(len) % 4) % 4];
+        b.extend_from_slice(&[kind, len]);
+        b.extend_from_slice(&v[(4 - width as usize)..]);
+        b
+    }
 }
 
 /// An in-memory pcap file.
@@ -68,7 +100,8 @@ impl PcapWriter {
     /// Append one packet; false (nothing appended) when memory for it ran out.
     pub fn record(&mut self, p: &CapturedPacket) -> bool {
         let udp = p.kind == Kind::Datagram;
-        let l4_len: usize = if udp { 8 } else { 20 };
+        let opt = p.option.map(CapturedOption::bytes).unwrap_or_default();
+        let l4_len: usize = if udp { 8 } else { 20 + opt.len() };
         let mut h = Vec::with_capacity(20 + l4_len);
         let total = p.wire_bytes.clamp((20 + l4_len) as u32, 65535) as u16;
         h.extend_from_slice(&[0x45, p.ecn.codepoint() as u8]);
@@ -98,7 +131,15 @@ impl PcapWriter {
             };
             h.extend_from_slice(&seq.to_be_bytes());
             h.extend_from_slice(&ack.to_be_bytes());
-            h.extend_from_slice(&[0x50, flags | p.ecn.tcp_flags(), 0xff, 0xff, 0, 0, 0, 0]);
+            let window = match p.option {
+                Some(CapturedOption::Window(w)) => w,
+                _ => 0xffff,
+            };
+            h.push(((l4_len / 4) as u8) << 4);
+            h.push(flags | p.ecn.tcp_flags());
+            h.extend_from_slice(&window.to_be_bytes());
+            h.extend_from_slice(&[0, 0, 0, 0]);
+            h.extend_from_slice(&opt);
         }
         if self.buf.try_reserve(16 + h.len()).is_err() {
             return false;
@@ -138,6 +179,7 @@ mod tests {
                 e.set_cwr(true);
                 e
             },
+            option: None,
         });
         let r = &w.buf[24..];
         assert_eq!(u32::from_le_bytes(r[0..4].try_into().unwrap()), 1);
@@ -155,5 +197,16 @@ mod tests {
         assert_eq!(&ip[12..16], &[10, 0, 0, 1]);
         assert_eq!(u32::from_be_bytes(ip[24..28].try_into().unwrap()), 2001);
         assert_eq!(ip[33], 0x18 | 0x80, "PSH+ACK with CWR in the TCP flags");
+        assert_eq!(ip[32], 0x50, "no options: data offset 5 words");
+    }
+
+    #[test]
+    fn option_bytes_are_padded_with_nops_and_truncated_to_their_width() {
+        let b = |kind, len, value| CapturedOption::Bytes { kind, len, value }.bytes();
+        assert_eq!(b(253, 4, 1), vec![253, 4, 0, 1]);
+        assert_eq!(b(253, 3, 0x80), vec![1, 253, 3, 0x80]);
+        assert_eq!(b(254, 6, 7000), vec![1, 1, 254, 6, 0, 0, 0x1b, 0x58]);
+        assert_eq!(b(254, 4, 70_000), vec![254, 4, 0xff, 0xff], "16-bit Kbps saturate");
+        assert!(CapturedOption::Window(0).bytes().is_empty());
     }
 }

@@ -2,8 +2,10 @@
 //! calls), each entry expanded into `count` flows (a VoIP call in both directions into two
 //! per instance: src to dst, then dst to src).
 use super::components::Components;
+use super::handoff::{handoff_spec, HandoffEvent, HandoffSpec};
 use super::instances::{endpoints, entry_count, instance_name, substitute};
 use super::limits::{boolean, err, int_in, name, time_nonneg, MAX_FLOWS, MAX_FLOW_SIZE};
+use super::tcp_options::tcp_ho_handshake;
 use super::tcp_options::{congestion_control, switch_schedule, tcp_options, RawSwitch, SwitchSpec, TcpSpec};
 use super::udp::{udp_source, voip_rate, voip_source, RateStep, RawOnOff, RawRateStep, UdpSpec, VoipSpec};
 use super::{SimSpec, SpecError};
@@ -53,6 +55,12 @@ pub(super) struct RawFlow {
     delay_stats: Option<Value>,
     #[serde(default)]
     delay_trace: Option<Value>,
+    #[serde(default)]
+    handoffs: Option<Value>,
+    #[serde(default)]
+    bandwidth_error: Option<Value>,
+    #[serde(default)]
+    freeze_offset: Option<Value>,
 }
 
 /// A flow of the normalised spec. What differs between the instances of one `[[flows]]`
@@ -97,6 +105,8 @@ pub struct FlowCommon {
     /// The receiver notes every datagram's one-way delay in the events table
     /// (`datagram_delay`), when `delay_trace = true`.
     pub delay_trace: bool,
+    /// The mobile host's handoffs (`handoffs`, `bandwidth_error`, `freeze_offset`).
+    pub handoff: Option<HandoffSpec>,
 }
 
 impl std::ops::Deref for FlowSpec {
@@ -140,6 +150,12 @@ struct FlowSpecFields<'a> {
     delay_stats: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     delay_trace: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    handoffs: Option<&'a [HandoffEvent]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bandwidth_error: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    freeze_offset: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -168,6 +184,12 @@ struct FlowSpecOwned {
     delay_stats: Option<bool>,
     #[serde(default)]
     delay_trace: Option<bool>,
+    #[serde(default)]
+    handoffs: Option<Vec<HandoffEvent>>,
+    #[serde(default)]
+    bandwidth_error: Option<f64>,
+    #[serde(default)]
+    freeze_offset: Option<f64>,
 }
 
 impl Serialize for FlowSpec {
@@ -193,6 +215,9 @@ impl Serialize for FlowSpec {
             direction: c.direction.as_deref(),
             delay_stats: (c.delay_stats && c.transport == "udp").then_some(true),
             delay_trace: c.delay_trace.then_some(true),
+            handoffs: c.handoff.as_ref().map(|h| h.events.as_slice()),
+            bandwidth_error: c.handoff.as_ref().map(|h| h.bandwidth_error),
+            freeze_offset: c.handoff.as_ref().map(|h| h.freeze_offset),
         }
         .serialize(s)
     }
@@ -226,6 +251,11 @@ impl<'de> Deserialize<'de> for FlowSpec {
                 packet: f.packet,
                 interval: f.interval,
                 direction: f.direction,
+                handoff: f.handoffs.map(|events| HandoffSpec {
+                    events,
+                    bandwidth_error: f.bandwidth_error.unwrap_or(0.0),
+                    freeze_offset: f.freeze_offset.unwrap_or(0.0),
+                }),
             }),
         })
     }
@@ -289,7 +319,8 @@ fn expand_flow(
         None => None,
     };
     let switch = switch_schedule(&p, &f.switch, &cc_params)?;
-    let tcp = tcp_options(&format!("{p}.tcp"), f.tcp.as_ref())?;
+    let mut tcp = tcp_options(&format!("{p}.tcp"), f.tcp.as_ref())?;
+    tcp_ho_handshake(&p, &cc_name, &switch, f.tcp.as_ref(), &mut tcp)?;
     let end = stop.unwrap_or(sim.duration);
     let horizon = end - starts.iter().copied().fold(f64::INFINITY, f64::min);
     let (transport, source) = transport(&p, f, horizon)?;
@@ -323,6 +354,14 @@ fn expand_flow(
         &f.delay_stats,
         "is for transport = \"udp\" (and \"voip\", always measured) only",
     )? || voip.is_some();
+    let handoff = handoff_spec(
+        &p,
+        f.handoffs.as_ref(),
+        f.bandwidth_error.as_ref(),
+        f.freeze_offset.as_ref(),
+        &cc_name,
+        &transport,
+    )?;
     let delay_trace = datagram_flag(
         "delay_trace",
         &f.delay_trace,
@@ -344,6 +383,7 @@ fn expand_flow(
             .map(|v| if v.direction == "reverse" { "reverse" } else { "forward" }.into()),
         delay_stats,
         delay_trace,
+        handoff,
     });
     // A call in both directions: each instance is followed by its reverse half.
     let reverse = voip.as_ref().filter(|v| v.direction == "both").map(|_| {

@@ -56,6 +56,48 @@ pub struct TcpSpec {
     /// Explicit Congestion Notification (RFC 3168) at both ends.
     #[serde(default)]
     pub ecn: bool,
+    /// TCP-HO's options (thesis Fig. 2.2, formats unstated; SEED-NOTES §2.1's reading): the
+    /// Capability option's kind, length (3: an 8-bit mask, 4: a 16-bit one) and TCP-HO's
+    /// bit in the mask (0 = the last, least significant bit); the Bandwidth option's kind
+    /// and length (4: 16-bit Kbps, 6: 32-bit Kbps; a value too large saturates).
+    #[serde(default = "cap_kind", skip_serializing_if = "is_cap_kind")]
+    pub ho_capability_kind: u8,
+    #[serde(default = "cap_len", skip_serializing_if = "is_cap_len")]
+    pub ho_capability_len: u8,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub ho_capability_bit: u8,
+    #[serde(default = "bw_kind", skip_serializing_if = "is_bw_kind")]
+    pub ho_bandwidth_kind: u8,
+    #[serde(default = "bw_len", skip_serializing_if = "is_bw_len")]
+    pub ho_bandwidth_len: u8,
+}
+
+fn cap_kind() -> u8 {
+    253
+}
+fn cap_len() -> u8 {
+    4
+}
+fn bw_kind() -> u8 {
+    254
+}
+fn bw_len() -> u8 {
+    6
+}
+fn is_cap_kind(v: &u8) -> bool {
+    *v == cap_kind()
+}
+fn is_cap_len(v: &u8) -> bool {
+    *v == cap_len()
+}
+fn is_bw_kind(v: &u8) -> bool {
+    *v == bw_kind()
+}
+fn is_bw_len(v: &u8) -> bool {
+    *v == bw_len()
+}
+fn is_zero(v: &u8) -> bool {
+    *v == 0
 }
 
 pub const PACING_MODES: &[&str] = &["off", "window", "rate"];
@@ -106,6 +148,11 @@ impl Default for TcpSpec {
             pacing_tick: default_pacing_tick(),
             sack: false,
             ecn: false,
+            ho_capability_kind: cap_kind(),
+            ho_capability_len: cap_len(),
+            ho_capability_bit: 0,
+            ho_bandwidth_kind: bw_kind(),
+            ho_bandwidth_len: bw_len(),
         }
     }
 }
@@ -164,6 +211,16 @@ pub(super) fn tcp_options(path: &str, raw: Option<&Map<String, Value>>) -> Resul
             "pacing_tick" => t.pacing_tick = time_nonneg(&p, v)?,
             "sack" => t.sack = boolean(&p, v)?,
             "ecn" => t.ecn = boolean(&p, v)?,
+            "ho_capability_kind" => t.ho_capability_kind = option_kind(&p, v)?,
+            "ho_capability_len" => t.ho_capability_len = int_in(&p, v, 3, 4)? as u8,
+            "ho_capability_bit" => t.ho_capability_bit = int_in(&p, v, 0, 15)? as u8,
+            "ho_bandwidth_kind" => t.ho_bandwidth_kind = option_kind(&p, v)?,
+            "ho_bandwidth_len" => {
+                t.ho_bandwidth_len = int_in(&p, v, 4, 6)? as u8;
+                if t.ho_bandwidth_len == 5 {
+                    return err(&p, "5 is not allowed; must be 4 (16-bit Kbps) or 6 (32-bit Kbps)");
+                }
+            }
             "rwnd_bytes" => {
                 let b = units::parse_size(v).map_err(|m| SpecError(format!("{p}: {m}")))?;
                 let max = MAX_WINDOW * MAX_PACKET as f64;
@@ -175,7 +232,8 @@ pub(super) fn tcp_options(path: &str, raw: Option<&Map<String, Value>>) -> Resul
             _ => {
                 let allowed = "mss, header, ack_size, init_cwnd, init_ssthresh, rwnd, rwnd_bytes, delayed_ack, \
                                delack_timeout, delack_count, dupthresh, timestamps, min_rto, max_rto, \
-                               initial_rto, tick, handshake, limited_transmit, send_jitter, rtt_sample_interval, pacing, pacing_rate, pacing_tick, sack, ecn";
+                               initial_rto, tick, handshake, limited_transmit, send_jitter, rtt_sample_interval, pacing, pacing_rate, pacing_tick, sack, ecn, \
+                               ho_capability_kind, ho_capability_len, ho_capability_bit, ho_bandwidth_kind, ho_bandwidth_len";
                 return err(&p, format!("unknown TCP option; allowed: {allowed}"));
             }
         }
@@ -203,6 +261,24 @@ pub(super) fn tcp_options(path: &str, raw: Option<&Map<String, Value>>) -> Resul
         // advertising that many bytes lets a segment-counting sender have outstanding.
         t.rwnd = (b / f64::from(t.mss)).floor().clamp(1.0, MAX_WINDOW);
     }
+    if t.ho_capability_len == 3 && t.ho_capability_bit > 7 {
+        return err(
+            &format!("{path}.ho_capability_bit"),
+            format!(
+                "{} is not allowed with ho_capability_len = 3 (an 8-bit mask); must be from 0 to 7",
+                t.ho_capability_bit
+            ),
+        );
+    }
+    if t.ho_capability_kind == t.ho_bandwidth_kind {
+        return err(
+            &format!("{path}.ho_bandwidth_kind"),
+            format!(
+                "{} is the Capability option's kind too; the two options need different kinds",
+                t.ho_bandwidth_kind
+            ),
+        );
+    }
     if t.max_rto < t.min_rto {
         return err(
             &format!("{path}.max_rto"),
@@ -210,6 +286,37 @@ pub(super) fn tcp_options(path: &str, raw: Option<&Map<String, Value>>) -> Resul
         );
     }
     Ok(t)
+}
+
+/// A TCP option kind: 2..=255 (0 and 1 are End of List and No-Operation).
+fn option_kind(path: &str, v: &Value) -> Result<u8, SpecError> {
+    Ok(int_in(path, v, 2, 255)? as u8)
+}
+
+/// TCP-HO negotiates in the handshake: a flow that starts with (or switches to) one of
+/// its algorithms opens with a SYN; `tcp.handshake = false` is refused for it.
+pub(super) fn tcp_ho_handshake(
+    p: &str,
+    cc_name: &str,
+    switch: &[SwitchSpec],
+    raw: Option<&Map<String, Value>>,
+    t: &mut TcpSpec,
+) -> Result<(), SpecError> {
+    let ho = |n: &str| n.starts_with("tcp_ho");
+    let Some(name) = std::iter::once(cc_name)
+        .chain(switch.iter().map(|s| s.cc.as_str()))
+        .find(|n| ho(n))
+    else {
+        return Ok(());
+    };
+    if raw.is_some_and(|m| m.get("handshake") == Some(&Value::Bool(false))) {
+        return err(
+            &format!("{p}.tcp.handshake"),
+            format!("false is not allowed with {name}: TCP-HO is negotiated in the handshake (Capability option on the SYN)"),
+        );
+    }
+    t.handshake = true;
+    Ok(())
 }
 
 /// A cc parameter: a number, or a name for the parameters that take one (`error = "tbe"`).

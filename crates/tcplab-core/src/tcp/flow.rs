@@ -49,6 +49,15 @@ impl Flow {
         )
         .with_sack(spec.tcp.sack)
         .with_ecn(spec.tcp.ecn);
+        let receiver = match &spec.handoff {
+            Some(_) => receiver.with_mobile(
+                sender.cc.handoff(),
+                1 << spec.tcp.ho_capability_bit,
+                spec.tcp.rwnd,
+                Rng::stream(seed, &format!("flow:{}:handoff", spec.name)),
+            ),
+            None => receiver,
+        };
         let udp = spec.rate_schedule.is_some() && matches!(spec.transport.as_str(), "udp" | "voip");
         let processing = (spec.tcp.send_jitter > 0.0).then(|| {
             Box::new((

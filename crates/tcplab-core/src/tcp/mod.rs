@@ -12,7 +12,7 @@ mod sender;
 mod transport;
 
 pub use flow::{Flow, FlowTable};
-pub use receiver::{Receiver, SackBlocks};
+pub use receiver::{Mobile, Receiver, SackBlocks, FREEZE_REOPEN_ACKS, HO_NOTIFY_ACKS};
 pub use sender::{ConnState, FlowEvent, Preset, Sender, SenderConfig, SenderStats};
 pub use transport::{Env, TcpEv, Transport};
 

@@ -1,6 +1,7 @@
 use super::{Kind, Tx};
-use crate::net::{Ecn, EcnBits};
-use crate::sim::Time;
+use crate::cc::Handoff;
+use crate::net::{Ecn, EcnBits, SegOption};
+use crate::sim::{Rng, Time};
 use std::collections::VecDeque;
 
 /// SACK blocks an ACK reports (RFC 2018): ranges of segments [start, end) received above
@@ -50,7 +51,31 @@ pub struct Receiver {
     ece: bool,
     /// Data segments that arrived marked Congestion Experienced.
     pub ce_received: u64,
+    /// The timestamp the last ACK echoed (option ACKs sent outside the data path echo it).
+    last_echo: Time,
+    /// A mobile host taking part in a handoff protocol (boxed: most receivers are not).
+    pub mobile: Option<Box<Mobile>>,
 }
+
+/// The mobile host's side of the handoff protocols (thesis ch. 2).
+#[derive(Debug, Clone)]
+pub struct Mobile {
+    pub mode: Handoff,
+    /// TCP-HO's bit in the Capability mask, and whether the handshake negotiated it.
+    mask: u32,
+    pub negotiated: bool,
+    /// The window the host advertises when not frozen (segments).
+    rwnd: u32,
+    /// Freeze-TCP: a zero window is advertised.
+    pub frozen: bool,
+    /// The flow's own stream for the bandwidth estimation error.
+    pub rng: Rng,
+}
+
+/// Duplicate ACKs with the Bandwidth option on handoff completion (TCP-HO), and window-
+/// reopening duplicate ACKs on reconnection (Freeze-TCP).
+pub const HO_NOTIFY_ACKS: usize = 2;
+pub const FREEZE_REOPEN_ACKS: usize = 3;
 
 #[derive(Debug, Clone, Default)]
 struct SackState {
@@ -76,6 +101,95 @@ impl Receiver {
             ecn: false,
             ece: false,
             ce_received: 0,
+            last_echo: 0,
+            mobile: None,
+        }
+    }
+
+    /// A mobile host running `mode` (its TCP-HO capability bit `mask`, its window `rwnd`
+    /// segments, its random stream for estimation errors).
+    pub fn with_mobile(mut self, mode: Handoff, mask: u16, rwnd: f64, rng: Rng) -> Receiver {
+        self.mobile = Some(Box::new(Mobile {
+            mode,
+            mask: u32::from(mask),
+            negotiated: false,
+            rwnd: rwnd.clamp(1.0, f64::from(u32::MAX)) as u32,
+            frozen: false,
+            rng,
+        }));
+        self
+    }
+
+    /// A SYN arrives carrying the Capability option `cap` (if any): a TCP-HO mobile host
+    /// negotiates when the mask has TCP-HO's bit, and echoes that bit on its SYN-ACK.
+    pub fn on_syn_capability(&mut self, now: Time, ts: Time, cap: Option<u32>, out: &mut Vec<Tx>) {
+        self.ack(Kind::SynAck, ts, now, out);
+        let Some(m) = self.mobile.as_deref_mut() else {
+            return;
+        };
+        m.negotiated = m.mode == Handoff::TcpHo && cap.is_some_and(|c| c & m.mask != 0);
+        if m.negotiated {
+            let t = out.last_mut().expect("just pushed");
+            t.ecn.set_option(Some(SegOption::Capability));
+            t.sack = m.mask;
+        }
+    }
+
+    /// An ACK of everything received in order, carrying option `opt` with `value`.
+    fn option_ack(&mut self, now: Time, opt: SegOption, value: u32, out: &mut Vec<Tx>) {
+        let echo = if self.pending > 0 {
+            self.pending_ts
+        } else {
+            self.last_echo
+        };
+        self.ack(Kind::Ack, echo, now, out);
+        let t = out.last_mut().expect("just pushed");
+        t.ecn.set_option(Some(opt));
+        t.sack = value;
+    }
+
+    /// The link layer reports handoff completion with the new link's bandwidth (`kbps`, as
+    /// the host estimated it). TCP-HO (negotiated): two duplicate ACKs with the Bandwidth
+    /// option. Freeze-TCP (frozen): three duplicate ACKs reopening the window. Returns the
+    /// ACKs sent.
+    pub fn handoff_complete(&mut self, now: Time, kbps: u32, out: &mut Vec<Tx>) -> usize {
+        let Some(m) = self.mobile.as_deref_mut() else {
+            return 0;
+        };
+        let (opt, value, n) = match m.mode {
+            Handoff::TcpHo if m.negotiated => (SegOption::Bandwidth, kbps, HO_NOTIFY_ACKS),
+            Handoff::Freeze if m.frozen => {
+                m.frozen = false;
+                (SegOption::Window, m.rwnd, FREEZE_REOPEN_ACKS)
+            }
+            _ => return 0,
+        };
+        for _ in 0..n {
+            self.option_ack(now, opt, value, out);
+        }
+        n
+    }
+
+    /// Freeze-TCP: the predicted disconnection is one RTT away: advertise a zero window.
+    /// Returns false (nothing sent) for other receivers or when already frozen.
+    pub fn freeze(&mut self, now: Time, out: &mut Vec<Tx>) -> bool {
+        match self.mobile.as_deref_mut() {
+            Some(m) if m.mode == Handoff::Freeze && !m.frozen => m.frozen = true,
+            _ => return false,
+        }
+        self.option_ack(now, SegOption::Window, 0, out);
+        true
+    }
+
+    /// The window a Freeze-TCP host advertises on the ACK just sent (answering a window
+    /// probe or any segment already received).
+    #[cold]
+    fn advertise_window(&mut self, out: &mut [Tx]) {
+        if let (Some(m), Some(t)) = (self.mobile.as_deref(), out.last_mut()) {
+            if m.mode == Handoff::Freeze {
+                t.ecn.set_option(Some(SegOption::Window));
+                t.sack = if m.frozen { 0 } else { m.rwnd };
+            }
         }
     }
 
@@ -99,6 +213,7 @@ impl Receiver {
     fn ack(&mut self, kind: Kind, ts_echo: Time, now: Time, out: &mut Vec<Tx>) {
         self.pending = 0;
         self.delack_deadline = None;
+        self.last_echo = ts_echo;
         out.push(Tx {
             kind,
             seq: self.rcv_nxt,
@@ -202,6 +317,9 @@ impl Receiver {
         if seq < self.rcv_nxt {
             self.duplicates += 1;
             self.ack_data(None, ts, now, out);
+            if self.mobile.is_some() {
+                self.advertise_window(out);
+            }
             return;
         }
         if seq == self.rcv_nxt && self.ooo.is_empty() {
@@ -367,5 +485,70 @@ mod tests {
         let mut out = vec![];
         r.on_syn(1, 0, &mut out);
         assert!(out[0].ecn.ece() && !out[0].ecn.cwr());
+    }
+}
+
+#[cfg(test)]
+mod handoff_tests {
+    use super::*;
+
+    fn opts(out: &[Tx]) -> Vec<(Kind, u64, Option<SegOption>, u32)> {
+        out.iter().map(|t| (t.kind, t.seq, t.ecn.option(), t.sack)).collect()
+    }
+
+    #[test]
+    fn tcp_ho_host_negotiates_and_sends_two_bandwidth_acks_on_handoff() {
+        let mut r = Receiver::new(false, 2, 100).with_mobile(Handoff::TcpHo, 1, 64.0, Rng::from_seed(1));
+        let mut out = vec![];
+        r.on_syn_capability(1, 0, Some(0b101), &mut out);
+        assert_eq!(opts(&out), vec![(Kind::SynAck, 0, Some(SegOption::Capability), 1)]);
+        for s in 0..3 {
+            r.on_data(2 + s, s, 0, &mut out);
+        }
+        out.clear();
+        assert_eq!(r.handoff_complete(10, 7000, &mut out), 2);
+        let bw = (Kind::Ack, 3, Some(SegOption::Bandwidth), 7000);
+        assert_eq!(opts(&out), vec![bw, bw]);
+        // not negotiated (the SYN had no TCP-HO bit): nothing
+        let mut r = Receiver::new(false, 2, 100).with_mobile(Handoff::TcpHo, 1, 64.0, Rng::from_seed(1));
+        let mut out = vec![];
+        r.on_syn_capability(1, 0, Some(0b10), &mut out);
+        assert_eq!(out[0].ecn.option(), None);
+        out.clear();
+        assert_eq!(r.handoff_complete(10, 7000, &mut out), 0);
+        assert!(out.is_empty());
+        // a receiver that is no mobile host ignores the notification
+        let mut r = Receiver::new(false, 2, 100);
+        assert_eq!(r.handoff_complete(10, 7000, &mut out), 0);
+    }
+
+    #[test]
+    fn freeze_host_advertises_zero_then_reopens_with_three_acks() {
+        let mut r = Receiver::new(true, 2, 100).with_mobile(Handoff::Freeze, 1, 64.0, Rng::from_seed(1));
+        let mut out = vec![];
+        r.on_data(1, 0, 11, &mut out);
+        r.on_data(2, 1, 12, &mut out);
+        r.on_data(3, 2, 13, &mut out); // pending (delayed ACK)
+        out.clear();
+        // the zero window acknowledges the pending segment too, echoing its timestamp
+        assert!(r.freeze(4, &mut out));
+        assert_eq!(opts(&out), vec![(Kind::Ack, 3, Some(SegOption::Window), 0)]);
+        assert_eq!(out[0].ts_echo, 13);
+        assert_eq!(r.delack_deadline, None);
+        assert!(!r.freeze(5, &mut out), "once per disconnection");
+        out.clear();
+        // a window probe (an old segment) is answered with the zero window
+        r.on_data(6, 2, 14, &mut out);
+        assert_eq!(opts(&out), vec![(Kind::Ack, 3, Some(SegOption::Window), 0)]);
+        out.clear();
+        assert_eq!(r.handoff_complete(7, 7000, &mut out), 3);
+        let open = (Kind::Ack, 3, Some(SegOption::Window), 64);
+        assert_eq!(opts(&out), vec![open, open, open]);
+        out.clear();
+        r.on_data(8, 2, 15, &mut out);
+        assert_eq!(opts(&out), vec![open]);
+        // not frozen: a handoff completion sends nothing
+        out.clear();
+        assert_eq!(r.handoff_complete(9, 7000, &mut out), 0);
     }
 }

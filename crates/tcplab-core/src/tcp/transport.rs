@@ -5,7 +5,7 @@
 //! statistics and the owning application at the points of a connection's life.
 use super::{FlowTable, Kind, Tx};
 use crate::cc;
-use crate::net::{Network, Packet};
+use crate::net::{Network, Packet, SegOption};
 use crate::share::Share;
 use crate::sim::{secs, to_secs, Queue, Time};
 use crate::traffic::{FlowDone, Generators};
@@ -25,6 +25,11 @@ pub enum TcpEv {
     Inject(u32),
     /// Flow `.0`'s pacer may let more segments out.
     Pace(u32),
+    /// Flow `.0`'s mobile host learns that its `.1`-th handoff is complete.
+    Handoff(u32, u32),
+    /// Freeze-TCP: flow `.0`'s mobile host checks whether its `.1`-th disconnection is one
+    /// RTT away (it advertises a zero window then, or looks again at the new estimate).
+    Freeze(u32, u32),
 }
 
 /// What the transport reaches while it handles an event: the queue, the network, the
@@ -81,7 +86,9 @@ impl Transport {
         | TcpEv::DelAck(f)
         | TcpEv::Switch(f, _)
         | TcpEv::CcTimer(f, _)
-        | TcpEv::Pace(f) = ev
+        | TcpEv::Pace(f)
+        | TcpEv::Handoff(f, _)
+        | TcpEv::Freeze(f, _) = ev
         {
             if !self.flows.is_live(f) {
                 return; // a lazy timer of a retired flow
@@ -116,6 +123,8 @@ impl Transport {
                 }
                 self.scratch = out;
             }
+            TcpEv::Handoff(f, k) => self.handoff(now, f, k, env),
+            TcpEv::Freeze(f, k) => self.freeze(now, f, k, env),
             TcpEv::Inject(p) => {
                 self.injecting -= 1;
                 env.net.depart(now, p, env.q);
@@ -216,9 +225,114 @@ impl Transport {
         }
     }
 
+    /// Flow `f`'s `k`-th handoff is complete: its mobile host is told, with the new link's
+    /// bandwidth as the host estimates it (the true one times 1 + e, e uniform in
+    /// ±`bandwidth_error`, from the flow's own stream).
+    #[cold]
+    fn handoff(&mut self, now: Time, f: u32, k: u32, env: &mut Env) {
+        let mut out = std::mem::take(&mut self.scratch);
+        let fl = &mut self.flows[f as usize];
+        let Some(h) = fl.spec.handoff.as_ref() else {
+            return;
+        };
+        let (bw, err) = (h.events[k as usize].bandwidth, h.bandwidth_error);
+        let Some(m) = fl.receiver.mobile.as_deref_mut() else {
+            return;
+        };
+        let est = if err > 0.0 {
+            bw * (1.0 + err * (2.0 * m.rng.uniform() - 1.0))
+        } else {
+            bw
+        };
+        let kbps = (est / 1000.0).round().clamp(1.0, f64::from(u32::MAX)) as u32;
+        fl.sender.note(now, "handoff_complete", f64::from(kbps));
+        let n = fl.receiver.handoff_complete(now, kbps, &mut out);
+        if n > 0 {
+            fl.sender.note(now, "handoff_acks", n as f64);
+        }
+        self.emit(now, f, &mut out, env);
+        self.scratch = out;
+    }
+
+    /// Freeze-TCP's prediction: the zero window leaves one RTT (the connection's smoothed
+    /// RTT, the initial RTO before any sample) before the `k`-th disconnection, shifted by
+    /// `freeze_offset`.
+    #[cold]
+    fn freeze(&mut self, now: Time, f: u32, k: u32, env: &mut Env) {
+        let fl = &mut self.flows[f as usize];
+        let Some(h) = fl.spec.handoff.as_ref() else {
+            return;
+        };
+        let Some(disconnect) = h.events[k as usize].disconnect else {
+            return;
+        };
+        let rtt = if fl.sender.st.srtt > 0.0 {
+            fl.sender.st.srtt
+        } else {
+            fl.spec.tcp.initial_rto
+        };
+        let at = secs((disconnect + h.freeze_offset - rtt).max(0.0));
+        if at > now {
+            env.q.at(at, TcpEv::Freeze(f, k));
+            return;
+        }
+        let mut out = std::mem::take(&mut self.scratch);
+        if fl.receiver.freeze(now, &mut out) {
+            fl.sender.note(now, "zwa_sent", disconnect);
+        }
+        self.emit(now, f, &mut out, env);
+        self.scratch = out;
+    }
+
+    /// A segment carrying one of the handoff protocols' options reaches its endpoint.
+    #[cold]
+    #[inline(never)]
+    fn deliver_option(&mut self, now: Time, pkt: Packet, env: &mut Env) {
+        let mut out = std::mem::take(&mut self.scratch);
+        let fl = &mut self.flows[pkt.flow as usize];
+        let s = &mut fl.sender;
+        match (pkt.kind, pkt.ecn.option()) {
+            (Kind::Syn, _) => fl.receiver.on_syn_capability(now, pkt.ts, Some(pkt.sack), &mut out),
+            (Kind::SynAck, _) => {
+                if s.state == super::ConnState::SynSent {
+                    s.on_capability(now, pkt.sack);
+                }
+                s.on_ack(now, pkt.kind, pkt.seq, pkt.ts_echo, &mut out);
+            }
+            (Kind::Ack, Some(SegOption::Bandwidth)) => {
+                if !s.on_bandwidth_option(now, pkt.seq, pkt.sack, &mut out) {
+                    s.on_ack_sack(now, pkt.kind, pkt.seq, pkt.ts_echo, None, pkt.ecn.ece(), &mut out);
+                }
+            }
+            (Kind::Ack, Some(SegOption::Window)) => {
+                // An ACK that changes the window is no duplicate (RFC 5681 §2).
+                let changed = s.st.rwnd != f64::from(pkt.sack);
+                let new_data = pkt.seq > s.snd_una;
+                if changed && !new_data {
+                    s.on_window(now, pkt.sack, &mut out);
+                } else {
+                    // New data first (a zero window then holds what it would release).
+                    if pkt.sack == 0 {
+                        s.on_window(now, pkt.sack, &mut out);
+                    }
+                    s.on_ack_sack(now, pkt.kind, pkt.seq, pkt.ts_echo, None, pkt.ecn.ece(), &mut out);
+                    if pkt.sack != 0 {
+                        s.on_window(now, pkt.sack, &mut out);
+                    }
+                }
+            }
+            _ => s.on_ack_sack(now, pkt.kind, pkt.seq, pkt.ts_echo, None, pkt.ecn.ece(), &mut out),
+        }
+        self.emit(now, pkt.flow, &mut out, env);
+        self.scratch = out;
+    }
+
     /// A segment reached its endpoint (the network already freed its packet).
     #[inline]
     pub fn deliver(&mut self, now: Time, pkt: Packet, env: &mut Env) {
+        if pkt.ecn.option().is_some() {
+            return self.deliver_option(now, pkt, env);
+        }
         let mut out = std::mem::take(&mut self.scratch);
         let fl = &mut self.flows[pkt.flow as usize];
         match pkt.kind {

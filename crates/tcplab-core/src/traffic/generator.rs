@@ -120,6 +120,7 @@ impl Generators {
                 direction: None,
                 delay_stats: false,
                 delay_trace: false,
+                handoff: None,
             }),
         };
         gen.created += 1;

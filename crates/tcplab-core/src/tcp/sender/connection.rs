@@ -1,5 +1,6 @@
 //! The connection's life: start (with or without a handshake), the application's limit,
 //! what leaves per window, completion (FIN) and the dispatch of arriving ACKs by state.
+use super::handoff::{HO_NEGOTIATED, PERSIST};
 use super::{ConnState, Sender, MAX_BURST};
 use crate::cc::{CongestionControl, Pacing};
 use crate::net::{Ecn, EcnBits};
@@ -59,13 +60,20 @@ impl Sender {
             ecn.set_ece(true);
             ecn.set_cwr(true);
         }
+        let mut sack = 0;
+        if kind == Kind::Syn {
+            sack = self.syn_capability();
+            if sack != 0 {
+                ecn.set_option(Some(crate::net::SegOption::Capability));
+            }
+        }
         out.push(Tx {
             kind,
             seq: self.snd_max,
             ts: now,
             ts_echo: 0,
             retransmission: false,
-            sack: 0,
+            sack,
             ecn,
         });
     }
@@ -116,7 +124,7 @@ impl Sender {
 
     /// Send what the window and the application allow.
     pub fn try_send(&mut self, now: Time, out: &mut Vec<Tx>) {
-        if self.state != ConnState::Established {
+        if self.state != ConnState::Established || self.ho_flag(PERSIST) {
             return;
         }
         let wnd = self.st.window_segments();
@@ -200,6 +208,9 @@ impl Sender {
                 }
                 self.state = ConnState::Established;
                 self.rto_deadline = None;
+                if !self.ho_flag(HO_NEGOTIATED) && self.syn_capability() != 0 {
+                    self.log(now, "ho_negotiated", 0.0);
+                }
                 self.try_send(now, out);
                 return;
             }

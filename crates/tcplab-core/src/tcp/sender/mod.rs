@@ -1,6 +1,7 @@
 //! The data sender of one connection: a segment-counting state machine driven by calls
 //! with the current time, emitting [`Tx`](super::Tx) segments into an output buffer.
 mod connection;
+mod handoff;
 mod pacing;
 mod rate;
 mod recovery;
@@ -43,6 +44,8 @@ pub struct SenderConfig {
     pub rtt_sample_interval: Time,
     /// Segments to send; `None` = infinite bulk transfer.
     pub size: Option<u64>,
+    /// TCP-HO's bit in the Capability option's mask (`tcp.ho_capability_bit`).
+    pub ho_bit: u8,
 }
 
 impl SenderConfig {
@@ -72,6 +75,7 @@ impl SenderConfig {
             pacing_tick: crate::sim::secs(t.pacing_tick),
             rtt_sample_interval: crate::sim::secs(t.rtt_sample_interval),
             size,
+            ho_bit: t.ho_capability_bit,
         }
     }
 }
@@ -147,6 +151,10 @@ pub struct Sender {
     /// When the retransmission timer expires, if armed.
     pub rto_deadline: Option<Time>,
     syn_retransmitted: bool,
+    /// The handoff protocols' state: TCP-HO negotiated, a Bandwidth option accepted since
+    /// the last timeout, the receiver's window zero (persist mode); one byte of bits
+    /// (`handoff.rs`), so that the sender keeps within its size bound.
+    ho: u8,
     /// A partial ACK arrived in the current fast recovery.
     partial_ack_seen: bool,
     start: Time,
@@ -233,6 +241,7 @@ impl Sender {
             rto_ns: ((0, u32::MAX), 0),
             rto_deadline: None,
             syn_retransmitted: false,
+            ho: 0,
             partial_ack_seen: false,
             start: 0,
             stats: SenderStats::default(),

@@ -1,6 +1,7 @@
 //! ACK processing and loss recovery: new ACKs (window growth, leaving fast recovery, partial
 //! ACKs), duplicate ACKs (fast retransmit, Limited Transmit), and congestion signals from
 //! outside the ACK clock.
+use super::handoff::PERSIST;
 use super::Sender;
 use crate::cc::{AckSample, Phase, Recovery, Signal};
 use crate::sim::{floor, to_secs, Time};
@@ -93,7 +94,7 @@ impl Sender {
             // An ACK with ECN-Echo never opens the window (as ns-2's `recv_newack_helper`).
             self.update_phase();
         }
-        if self.snd_una < self.snd_max {
+        if self.snd_una < self.snd_max || self.ho_flag(PERSIST) {
             self.arm(now);
         } else {
             self.rto_deadline = None;

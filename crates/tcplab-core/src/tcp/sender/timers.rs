@@ -1,5 +1,6 @@
 //! The retransmission timer (RTO with exponential back-off, go-back-N on expiry) and the
 //! algorithm's own periodic timer.
+use super::handoff::{HO_ACCEPTED, PERSIST};
 use super::{ConnState, Sender};
 use crate::cc::{Phase, Signal};
 use crate::sim::{secs, Time};
@@ -65,6 +66,9 @@ impl Sender {
             _ => return,
         }
         if self.snd_una >= self.snd_max {
+            if self.ho_flag(PERSIST) {
+                self.window_probe(now, out);
+            }
             return;
         }
         self.stats.timeouts += 1;
@@ -85,8 +89,14 @@ impl Sender {
         self.timing = None;
         self.snd_nxt = self.snd_una;
         self.backoff = (self.backoff + 1).min(20);
+        self.set_ho(HO_ACCEPTED, false);
         self.arm(now);
         self.try_send(now, out);
+        if self.ho_flag(PERSIST) {
+            // A zero window holds back go-back-N; the retransmission leaves as the probe.
+            self.emit_data(self.snd_una, now, out);
+            self.snd_nxt = self.snd_una + 1;
+        }
     }
 
     /// The algorithm's own periodic timer.
