@@ -5,7 +5,7 @@
 //! statistics and the owning application at the points of a connection's life.
 use super::{FlowTable, Kind, Tx};
 use crate::cc;
-use crate::net::{Network, Packet, SegOption};
+use crate::net::{Network, Packet};
 use crate::share::Share;
 use crate::sim::{secs, to_secs, Queue, Time};
 use crate::traffic::{FlowDone, Generators};
@@ -291,37 +291,11 @@ impl Transport {
         let mut out = std::mem::take(&mut self.scratch);
         let fl = &mut self.flows[pkt.flow as usize];
         let s = &mut fl.sender;
-        match (pkt.kind, pkt.ecn.option()) {
-            (Kind::Syn, _) => fl.receiver.on_syn_capability(now, pkt.ts, Some(pkt.sack), &mut out),
-            (Kind::SynAck, _) => {
-                if s.state == super::ConnState::SynSent {
-                    s.on_capability(now, pkt.sack);
-                }
-                s.on_ack(now, pkt.kind, pkt.seq, pkt.ts_echo, &mut out);
-            }
-            (Kind::Ack, Some(SegOption::Bandwidth)) => {
-                if !s.on_bandwidth_option(now, pkt.seq, pkt.sack, &mut out) {
-                    s.on_ack_sack(now, pkt.kind, pkt.seq, pkt.ts_echo, None, pkt.ecn.ece(), &mut out);
-                }
-            }
-            (Kind::Ack, Some(SegOption::Window)) => {
-                // An ACK that changes the window is no duplicate (RFC 5681 §2).
-                let changed = s.st.rwnd != f64::from(pkt.sack);
-                let new_data = pkt.seq > s.snd_una;
-                if changed && !new_data {
-                    s.on_window(now, pkt.sack, &mut out);
-                } else {
-                    // New data first (a zero window then holds what it would release).
-                    if pkt.sack == 0 {
-                        s.on_window(now, pkt.sack, &mut out);
-                    }
-                    s.on_ack_sack(now, pkt.kind, pkt.seq, pkt.ts_echo, None, pkt.ecn.ece(), &mut out);
-                    if pkt.sack != 0 {
-                        s.on_window(now, pkt.sack, &mut out);
-                    }
-                }
-            }
-            _ => s.on_ack_sack(now, pkt.kind, pkt.seq, pkt.ts_echo, None, pkt.ecn.ece(), &mut out),
+        if pkt.kind == Kind::Syn {
+            fl.receiver.on_syn_capability(now, pkt.ts, Some(pkt.sack), &mut out);
+        } else {
+            let opt = (pkt.ecn.option(), pkt.sack);
+            s.on_option_ack(now, pkt.kind, pkt.seq, pkt.ts_echo, pkt.ecn.ece(), opt, &mut out);
         }
         self.emit(now, pkt.flow, &mut out, env);
         self.scratch = out;

@@ -4,6 +4,7 @@
 //! probes, resumption). None of this runs for a connection that never sees these options.
 use super::{ConnState, Sender};
 use crate::cc::{Handoff, Phase};
+use crate::net::SegOption;
 use crate::sim::Time;
 use crate::tcp::{Kind, Tx};
 
@@ -94,16 +95,65 @@ impl Sender {
         true
     }
 
+    /// An ACK-type segment (`kind` SynAck or Ack) carrying option `opt.0` with value
+    /// `opt.1`: the Capability option of a SYN-ACK, TCP-HO's Bandwidth option, or a window
+    /// advertisement. An ACK that changes the window is no duplicate (RFC 5681 §2): it only
+    /// updates the window unless it also acknowledges new data (processed first when the
+    /// window closes, so that the zero window holds what the ACK would release).
+    pub fn on_option_ack(
+        &mut self,
+        now: Time,
+        kind: Kind,
+        ack: u64,
+        ts_echo: Time,
+        ece: bool,
+        opt: (Option<SegOption>, u32),
+        out: &mut Vec<Tx>,
+    ) {
+        match (kind, opt.0) {
+            (Kind::SynAck, Some(SegOption::Capability)) => {
+                if self.state == ConnState::SynSent {
+                    self.on_capability(now, opt.1);
+                }
+                self.on_ack(now, kind, ack, ts_echo, out);
+            }
+            (Kind::Ack, Some(SegOption::Bandwidth)) => {
+                if !self.on_bandwidth_option(now, ack, opt.1, out) {
+                    self.on_ack_sack(now, kind, ack, ts_echo, None, ece, out);
+                }
+            }
+            (Kind::Ack, Some(SegOption::Window)) => {
+                let w = opt.1;
+                let changed = self.st.rwnd != f64::from(w);
+                if changed && ack <= self.snd_una {
+                    self.on_window(now, w, out);
+                    return;
+                }
+                if w == 0 {
+                    self.on_window(now, w, out);
+                }
+                self.on_ack_sack(now, kind, ack, ts_echo, None, ece, out);
+                if w != 0 {
+                    self.on_window(now, w, out);
+                }
+            }
+            _ => self.on_ack_sack(now, kind, ack, ts_echo, None, ece, out),
+        }
+    }
+
     /// In persist mode: the receiver advertises a zero window.
     pub fn in_persist(&self) -> bool {
         self.ho_flag(PERSIST)
     }
 
     /// An ACK advertises a window of `w` segments (an option: a change of the standing
-    /// window). Zero enters persist mode: nothing new is sent, and once nothing is
-    /// outstanding the retransmission timer becomes the persist timer (window probes with
-    /// back-off). Non-zero leaves it: the back-off is cleared and the window (with the cwnd
-    /// and ssthresh the algorithm kept) is sent.
+    /// window). Zero enters persist mode: nothing new is sent and the retransmission timer
+    /// is frozen, replaced by the persist timer (window probes with back-off), as Freeze-TCP
+    /// asks of the sender ("all retransmission timers frozen"). Non-zero leaves it: the
+    /// back-off is cleared, the oldest outstanding segment (if any) is sent again at once
+    /// (what the original's three reconnection ACKs obtain, without a window cut; later
+    /// holes are left to the duplicate ACKs), and the window, with the cwnd and ssthresh
+    /// the algorithm kept, is sent.
     pub fn on_window(&mut self, now: Time, w: u32, out: &mut Vec<Tx>) {
         self.sync(now);
         let was = self.ho_flag(PERSIST);
@@ -111,7 +161,7 @@ impl Sender {
         self.set_ho(PERSIST, w == 0);
         if self.ho_flag(PERSIST) && !was {
             self.log(now, "persist_enter", self.st.cwnd);
-            if self.snd_una >= self.snd_max && self.state == ConnState::Established {
+            if self.state == ConnState::Established {
                 self.backoff = 0;
                 self.arm(now);
             }
@@ -119,6 +169,7 @@ impl Sender {
             self.log(now, "persist_exit", self.st.cwnd);
             self.backoff = 0;
             if self.snd_una < self.snd_max {
+                self.emit_data(self.snd_una, now, out);
                 self.arm(now);
             } else {
                 self.rto_deadline = None;
@@ -127,17 +178,23 @@ impl Sender {
         }
     }
 
-    /// The persist timer fires with nothing outstanding: a window probe, an already
-    /// acknowledged segment (snd_una - 1) that the receiver answers with its window, and
-    /// the timer again with one more back-off. Before any data was acknowledged there is
-    /// no such segment and only the timer is re-armed.
+    /// The persist timer fires: a window probe, which the receiver answers with its window
+    /// (the oldest outstanding segment, or with nothing outstanding the last acknowledged
+    /// one), and the timer again with one more back-off. No congestion response. Before any
+    /// data was sent there is no segment to probe with and only the timer is re-armed.
     pub(super) fn window_probe(&mut self, now: Time, out: &mut Vec<Tx>) {
         self.backoff = (self.backoff + 1).min(20);
-        if self.snd_una > 0 {
+        let seq = if self.snd_una < self.snd_max {
+            Some(self.snd_una)
+        } else {
+            self.snd_una.checked_sub(1)
+        };
+        if let Some(seq) = seq {
             self.stats.segments_sent += 1;
+            self.stats.retransmits += u64::from(seq >= self.snd_una);
             out.push(Tx {
                 kind: Kind::Data,
-                seq: self.snd_una - 1,
+                seq,
                 ts: now,
                 ts_echo: 0,
                 retransmission: true,
@@ -154,7 +211,6 @@ impl Sender {
 mod tests {
     use super::*;
     use crate::cc;
-    use crate::net::SegOption;
     use crate::scenario::TcpSpec;
     use crate::tcp::SenderConfig;
 
@@ -281,12 +337,14 @@ mod tests {
         s.on_ack(100 * MS, Kind::Ack, 4, 0, &mut out);
         assert_eq!(data(&out), vec![4, 5, 6, 7, 8]);
         out.clear();
-        // The zero window at 150 ms: persist mode; data in flight keeps its RTO.
+        // The zero window at 150 ms: persist mode; the timer is the persist timer (RTO 0.3
+        // s after the first sample: 450 ms).
         s.on_window(150 * MS, 0, &mut out);
         assert!(s.in_persist() && out.is_empty());
+        assert_eq!(s.rto_deadline, Some(450 * MS));
         // ACK 9 at 200 ms: cwnd frozen at 5 (no slow-start step), nothing new leaves, the
-        // timer becomes the persist timer. Second sample 0.1 s: srtt 0.1, rttvar
-        // 0.75 × 0.05 = 0.0375, RTO 0.1 + 0.15 = 0.25 s: a probe at 450 ms.
+        // persist timer restarts. Second sample 0.1 s: srtt 0.1, rttvar 0.75 × 0.05 =
+        // 0.0375, RTO 0.1 + 0.15 = 0.25 s: a probe at 450 ms.
         s.on_ack(200 * MS, Kind::Ack, 9, 0, &mut out);
         assert!(out.is_empty());
         assert_eq!((s.st.cwnd, s.st.ssthresh), (5.0, 100.0));
@@ -313,8 +371,10 @@ mod tests {
     }
 
     #[test]
-    fn a_timeout_during_persist_cuts_the_window_and_retransmits_as_the_probe() {
-        // A late zero window: the data in flight was lost; its RTO fires in persist mode.
+    fn persist_freezes_the_retransmission_timer_and_resends_the_outstanding_data() {
+        // A zero window with segments 0..4 in flight and lost: the timer probes with
+        // segment 0 (no congestion response); the reopened window sends segment 0 again,
+        // and nothing new (0..4 outstanding fill the window of 4).
         let tcp = TcpSpec {
             init_cwnd: 4.0,
             init_ssthresh: 100.0,
@@ -326,11 +386,15 @@ mod tests {
         s.start(0, &mut out);
         s.on_window(50 * MS, 0, &mut out);
         out.clear();
-        // initial RTO 3 s; min(cwnd, rwnd) = 0: ssthresh falls to its floor 2 (as BSD's
-        // min(cwnd, snd_wnd) / 2)
-        s.on_timeout(3000 * MS, &mut out);
+        // initial RTO 3 s from 50 ms
+        assert_eq!(s.rto_deadline, Some(3050 * MS));
+        s.on_timeout(3050 * MS, &mut out);
         assert_eq!(data(&out), vec![0]);
-        assert_eq!((s.st.cwnd, s.st.ssthresh, s.stats.timeouts), (1.0, 2.0, 1));
-        assert_eq!(s.snd_nxt, 1);
+        assert_eq!((s.st.cwnd, s.st.ssthresh, s.stats.timeouts), (4.0, 100.0, 0));
+        assert_eq!((s.backoff, s.rto_deadline), (1, Some(9050 * MS)));
+        out.clear();
+        s.on_window(4000 * MS, 64, &mut out);
+        assert_eq!(data(&out), vec![0]);
+        assert_eq!((s.backoff, s.rto_deadline), (0, Some(7000 * MS)));
     }
 }

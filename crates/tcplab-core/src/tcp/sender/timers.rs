@@ -65,10 +65,10 @@ impl Sender {
             ConnState::Established => {}
             _ => return,
         }
+        if self.ho_flag(PERSIST) {
+            return self.window_probe(now, out);
+        }
         if self.snd_una >= self.snd_max {
-            if self.ho_flag(PERSIST) {
-                self.window_probe(now, out);
-            }
             return;
         }
         self.stats.timeouts += 1;
@@ -92,11 +92,6 @@ impl Sender {
         self.set_ho(HO_ACCEPTED, false);
         self.arm(now);
         self.try_send(now, out);
-        if self.ho_flag(PERSIST) {
-            // A zero window holds back go-back-N; the retransmission leaves as the probe.
-            self.emit_data(self.snd_una, now, out);
-            self.snd_nxt = self.snd_una + 1;
-        }
     }
 
     /// The algorithm's own periodic timer.
