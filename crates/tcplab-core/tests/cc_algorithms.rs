@@ -121,6 +121,16 @@ const FAMILIES: &[(&str, &str, bool, &[&str])] = &[
             "sync_lambda",
         ],
     ),
+    // The handoff protocols are NewReno without a handoff (no notification here).
+    (
+        "tcp_ho",
+        "{}",
+        false,
+        &["tcp_ho_adjust", "tcp_ho_bw", "tcp_ho_sr_old", "tcp_ho_sr_new"],
+    ),
+    ("tcp_ho_immediate", "{}", false, &["tcp_ho_adjust"]),
+    ("tcp_ho_aggressive", "{}", false, &["tcp_ho_adjust"]),
+    ("freeze_tcp", "{}", false, &["freeze_frozen"]),
 ];
 
 #[test]

@@ -466,3 +466,88 @@ fn tcp_ho_immediate_and_aggressive_and_freeze_over_u_vh() {
     assert!(late.events("timeout").iter().any(|e| e.0 > 20.0));
     assert!(late.events("persist_enter").is_empty(), "the zero window was lost");
 }
+
+/// The TCP options (kind, bytes) and the window field of every TCP segment of a pcap.
+fn pcap_tcp_options(pcap: &[u8]) -> Vec<(u8, Vec<(u8, Vec<u8>)>, u16)> {
+    let mut out = Vec::new();
+    let mut at = 24;
+    while at + 16 <= pcap.len() {
+        let caplen = u32::from_le_bytes(pcap[at + 8..at + 12].try_into().unwrap()) as usize;
+        let ip = &pcap[at + 16..at + 16 + caplen];
+        at += 16 + caplen;
+        if ip[9] != 6 {
+            continue;
+        }
+        let tcp = &ip[20..];
+        let doff = usize::from(tcp[12] >> 4) * 4;
+        let window = u16::from_be_bytes([tcp[14], tcp[15]]);
+        let mut opts = Vec::new();
+        let mut i = 20;
+        while i < doff {
+            match tcp[i] {
+                0 => break,
+                1 => i += 1,
+                kind => {
+                    let len = usize::from(tcp[i + 1]);
+                    opts.push((kind, tcp[i + 2..i + len].to_vec()));
+                    i += len;
+                }
+            }
+        }
+        out.push((tcp[13], opts, window));
+    }
+    out
+}
+
+#[test]
+fn pcap_shows_the_capability_and_bandwidth_options_and_the_zero_window() {
+    let spec = serde_json::json!({
+        "sim": {"duration": 6.0, "sample_interval": 0},
+        "dumbbell": {"pairs": 2,
+            "bottleneck": {"rate": "2Mbps", "delay": "20ms", "queue": 20},
+            "access": {"rate": "100Mbps", "delay": "2ms"}},
+        "flows": [
+            {"src": "s0", "dst": "d0", "cc": "tcp_ho", "tcp": {"ho_capability_bit": 2},
+             "handoffs": [{"at": 2.0, "bandwidth": "7Mbps"}]},
+            {"src": "s1", "dst": "d1", "cc": "freeze_tcp",
+             "handoffs": [{"at": 4.0, "bandwidth": "2Mbps", "disconnect": 3.0}]}],
+        "pcap": [{"a": "d0", "b": "r2"}, {"a": "r2", "b": "d0"}, {"a": "d1", "b": "r2"}]
+    })
+    .to_string();
+    let out = tcplab_core::api::run(&spec, 1).unwrap();
+    let pcap = |name: &str| &out.pcaps.iter().find(|(n, _)| n == name).unwrap().1;
+    // r2 -> d0: the SYN with the Capability option (kind 253, 16-bit mask, bit 2 = 4)
+    let down = pcap_tcp_options(pcap("r2-d0"));
+    let syn = down.iter().find(|s| s.0 == 0x02).expect("a SYN");
+    assert_eq!(syn.1, vec![(253, vec![0, 4])]);
+    // d0 -> r2: the SYN-ACK echoes it; two ACKs carry the Bandwidth option, 7000 Kbps as
+    // 32 bits (kind 254, length 6)
+    let up = pcap_tcp_options(pcap("d0-r2"));
+    let synack = up.iter().find(|s| s.0 == 0x12).expect("a SYN-ACK");
+    assert_eq!(synack.1, vec![(253, vec![0, 4])]);
+    let bw: Vec<_> = up.iter().filter(|s| s.1.iter().any(|o| o.0 == 254)).collect();
+    assert_eq!(bw.len(), 2);
+    assert!(bw.iter().all(|s| s.1 == vec![(254, 7000u32.to_be_bytes().to_vec())]));
+    // Freeze-TCP's host: one zero window, then three ACKs with the window open (65535:
+    // no window scaling); no TCP options.
+    let fr = pcap_tcp_options(pcap("d1-r2"));
+    let zeros: Vec<usize> = (0..fr.len()).filter(|&i| fr[i].2 == 0).collect();
+    assert!(fr.iter().all(|s| s.1.is_empty()));
+    let last_zero = *zeros.last().expect("a zero-window advertisement");
+    assert!(
+        fr[last_zero + 1..].iter().all(|s| s.2 == 0xffff),
+        "open after the reconnection"
+    );
+    assert!(fr[..zeros[0]].iter().all(|s| s.2 == 0xffff));
+    let names = match out.events.column("event") {
+        Some(tcplab_core::api::Column::Str(v)) => v.clone(),
+        _ => panic!("no event column"),
+    };
+    let ev = |name: &str| names.iter().filter(|n| *n == name).count();
+    assert_eq!(ev("persist_enter"), 1);
+    assert_eq!(ev("persist_exit"), 1);
+    assert_eq!(ev("zwa_sent"), 1);
+    // the zero window, then one answer with the zero window per window probe
+    assert_eq!(zeros.len(), 1 + ev("window_probe"));
+    assert_eq!(ev("ho_negotiated"), 1);
+}
