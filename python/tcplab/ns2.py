@@ -81,6 +81,8 @@ def _check_flow(i: int, f: dict) -> None:
                        "set sack = true and timestamps = true")
     if f["switch"]:
         raise Ns2Error(f"flows[{i}].switch: ns-2 cannot switch algorithms")
+    if f.get("handoffs"):
+        raise Ns2Error(f"flows[{i}].handoffs: ns-2's agents get no handoff notifications")
     t = f["tcp"]
     if t["handshake"]:
         raise Ns2Error(f"flows[{i}].tcp.handshake: ns-2's one-way TCP has no handshake")
