@@ -128,7 +128,7 @@ impl Run {
     }
 
     /// Segments from the server: onto the wired part; the RTO event follows the deadline.
-    fn from_server(&mut self, now: Time, out: Vec<Tx>) {
+    fn server_sent(&mut self, now: Time, out: Vec<Tx>) {
         for tx in out {
             if tx.kind == Kind::Data && now >= secs(self.up_at) && self.first_data_after_up.is_none() {
                 self.first_data_after_up = Some((now, self.s.st.cwnd, self.s.st.ssthresh));
@@ -142,7 +142,7 @@ impl Run {
         }
     }
 
-    fn from_host(&mut self, now: Time, out: Vec<Tx>) {
+    fn host_sent(&mut self, now: Time, out: Vec<Tx>) {
         for tx in out {
             self.segs.push(tx);
             let i = self.segs.len() - 1;
@@ -168,7 +168,7 @@ impl Run {
     fn run(&mut self, until: f64) {
         let mut out = Vec::new();
         self.s.start(0, &mut out);
-        self.from_server(0, std::mem::take(&mut out));
+        self.server_sent(0, std::mem::take(&mut out));
         self.at(secs(self.down_at), Ev::Down);
         self.at(secs(self.up_at), Ev::Up);
         if self.s.cc.handoff() == cc::Handoff::Freeze {
@@ -213,7 +213,7 @@ impl Run {
                         _ => {}
                     }
                     self.delivered_at.push((now, self.r.delivered()));
-                    self.from_host(now, std::mem::take(&mut out));
+                    self.host_sent(now, std::mem::take(&mut out));
                 }
                 Ev::AckUp(i) => {
                     if self.up {
@@ -233,12 +233,12 @@ impl Run {
                     } else {
                         self.s.on_ack(now, t.kind, t.seq, t.ts_echo, &mut out);
                     }
-                    self.from_server(now, std::mem::take(&mut out));
+                    self.server_sent(now, std::mem::take(&mut out));
                 }
                 Ev::Rto => {
                     if self.s.rto_deadline == Some(now) {
                         self.s.on_timeout(now, &mut out);
-                        self.from_server(now, std::mem::take(&mut out));
+                        self.server_sent(now, std::mem::take(&mut out));
                     }
                 }
                 Ev::Down => {
@@ -254,7 +254,7 @@ impl Run {
                     self.deadline_at_up = self.s.rto_deadline;
                     let kbps = (self.after.rate / 1000.0) as u32;
                     self.r.handoff_complete(now, kbps, &mut out);
-                    self.from_host(now, std::mem::take(&mut out));
+                    self.host_sent(now, std::mem::take(&mut out));
                     self.serve(now);
                 }
                 Ev::Freeze => {
@@ -263,7 +263,7 @@ impl Run {
                     if t > now {
                         self.at(t, Ev::Freeze);
                     } else if self.r.freeze(now, &mut out) {
-                        self.from_host(now, std::mem::take(&mut out));
+                        self.host_sent(now, std::mem::take(&mut out));
                     }
                 }
             }
@@ -467,8 +467,11 @@ fn tcp_ho_immediate_and_aggressive_and_freeze_over_u_vh() {
     assert!(late.events("persist_enter").is_empty(), "the zero window was lost");
 }
 
-/// The TCP options (kind, bytes) and the window field of every TCP segment of a pcap.
-fn pcap_tcp_options(pcap: &[u8]) -> Vec<(u8, Vec<(u8, Vec<u8>)>, u16)> {
+/// A captured TCP segment: its flags, its options (kind, value bytes), its window field.
+type Segment = (u8, Vec<(u8, Vec<u8>)>, u16);
+
+/// Every TCP segment of a pcap.
+fn pcap_tcp_options(pcap: &[u8]) -> Vec<Segment> {
     let mut out = Vec::new();
     let mut at = 24;
     while at + 16 <= pcap.len() {

@@ -100,6 +100,7 @@ impl Sender {
     /// advertisement. An ACK that changes the window is no duplicate (RFC 5681 §2): it only
     /// updates the window unless it also acknowledges new data (processed first when the
     /// window closes, so that the zero window holds what the ACK would release).
+    #[allow(clippy::too_many_arguments)]
     pub fn on_option_ack(
         &mut self,
         now: Time,
