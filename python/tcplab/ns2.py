@@ -181,6 +181,8 @@ def tcl_script(
         raise Ns2Error("ns-2 translation supports explicit flows only, not generators")
     if spec.get("lans") or any(n.get("tcbi") for n in spec.get("nodes", [])):
         raise Ns2Error("ns-2 translation does not cover lans or tcbi hosts")
+    if spec.get("link_changes"):
+        raise Ns2Error("ns-2 translation does not cover link_changes")
     if loss_position not in LOSS_POSITIONS:
         raise Ns2Error(f"loss_position: {loss_position!r}; allowed: {', '.join(LOSS_POSITIONS)}")
     lossmodel = "lossmodel" if loss_position == "head" else "link-lossmodel"

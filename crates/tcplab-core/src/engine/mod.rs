@@ -151,7 +151,11 @@ impl World {
             links,
             fts,
             lts,
-            observe::events_table(&mut c.tcp.flows, &mut c.traffic.cbr),
+            observe::events_table(
+                &mut c.tcp.flows,
+                &mut c.traffic.cbr,
+                (!self.spec.link_changes.is_empty()).then_some(&c.net.change_log[..]),
+            ),
         )
     }
 
@@ -164,7 +168,11 @@ impl World {
         let World { spec, k, mut c, .. } = self;
         let end = k.end;
         drop(k);
-        let events = observe::events_table(&mut c.tcp.flows, &mut c.traffic.cbr);
+        let events = observe::events_table(
+            &mut c.tcp.flows,
+            &mut c.traffic.cbr,
+            (!spec.link_changes.is_empty()).then_some(&c.net.change_log[..]),
+        );
         let (flow_ts, link_ts) = c.obs.series.take_tables();
         let pcaps = c.obs.capture.take();
         drop(c.obs);
