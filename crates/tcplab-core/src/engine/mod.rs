@@ -94,7 +94,8 @@ impl World {
         let c = &self.c;
         let mut in_links = 0;
         for (i, l) in c.net.links.iter().enumerate() {
-            if l.arrivals != l.delivered + l.drops_queue + l.drops_loss + l.in_system {
+            let down = l.changing().map_or(0, |ch| ch.drops_down);
+            if l.arrivals != l.delivered + l.drops_queue + l.drops_loss + down + l.in_system {
                 return Err(format!("link direction {i}: arrivals != delivered + drops + in system"));
             }
             in_links += l.in_system;
