@@ -154,6 +154,18 @@ impl LinkDir {
         }
     }
 
+    /// Packets waiting for the direction to come up (held on the plain timing model; in
+    /// the discipline's queue on a scheduled direction).
+    pub fn waiting_while_down(&self) -> usize {
+        match self.aqm.as_deref() {
+            Some(a) if a.is_scheduled() => match &a.kind {
+                super::aqm::Kind::Sched { queue, .. } => queue.len(),
+                _ => 0,
+            },
+            _ => self.held(),
+        }
+    }
+
     /// Packets accepted while down and waiting.
     pub fn held(&self) -> usize {
         self.change.as_deref().map_or(0, |c| c.held.len())
@@ -649,6 +661,8 @@ mod tests {
             .collect();
         assert_eq!(out, want);
         assert_eq!(net.links[0].changing().unwrap().drops_down, 0);
+        let names: Vec<(&str, f64)> = net.change_log.iter().map(|c| (c.name, c.value)).collect();
+        assert_eq!(names, [("link_down", 1.0), ("link_up", 3.0)]);
     }
 
     #[test]
@@ -709,6 +723,8 @@ mod tests {
             ],
         );
         assert_eq!(out, vec![(11 * MS, 0), (17 * MS, 1), (19 * MS, 2), (21 * MS, 3)]);
+        let up = net.change_log.last().unwrap();
+        assert_eq!((up.name, up.value, up.time), ("link_up", 3.0, 10 * MS), "three waiting");
         // with drop, the three waiting are flushed
         let mut net = network(10 * MS, 0.0, 100);
         net.links[0].manage(Aqm::new(&codel, 8e6, Rng::from_seed(2)));

@@ -418,7 +418,7 @@ impl Network {
         let (_, hop, c) = self.changes[i as usize];
         let mut dropped = Vec::new();
         let l = &mut self.links[hop as usize];
-        let held = l.held();
+        let held = l.waiting_while_down();
         let started = l.apply_change(now, hop, c, q, &mut dropped);
         if let Some(s) = started {
             self.start_tx(hop, s, q);
