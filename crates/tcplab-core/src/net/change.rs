@@ -522,6 +522,14 @@ mod tests {
     }
 
     #[test]
+    fn the_link_direction_and_the_event_do_not_grow() {
+        // four cache lines (the change pointer sits in what was padding), and the event
+        // variants for changes fit in the 12 bytes NetEv had
+        assert_eq!(std::mem::size_of::<LinkDir>(), 256);
+        assert_eq!(std::mem::size_of::<NetEv>(), 12);
+    }
+
+    #[test]
     fn a_changing_direction_is_the_plain_one_until_its_first_change() {
         // bursts of 5 against a queue of 3, 10 % loss: queue drops and loss draws
         let sends: Vec<Time> = (0..3000).map(|k| (k / 5) * 5 * MS + k % 5).collect();

@@ -74,6 +74,8 @@ pub struct LinkDir {
     pub in_system: u64,
     pub delivered: u64,
     pub limit: u32,
+    /// (In the first line's padding, so that `change` fits in the last line.)
+    pub link: u32,
     pub(super) departures: Fifo<Time>,
     pub(super) busy_until: Time,
     pub arrivals: u64,
@@ -92,7 +94,6 @@ pub struct LinkDir {
     pub(super) rng: Rng,
     pub drops_loss: u64,
     pub rate: f64,
-    pub link: u32,
     pub from: u32,
     pub to: u32,
     /// Scheduled changes (`[[link_changes]]`, `change.rs`); `None`: the fast path. A
