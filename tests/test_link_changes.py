@@ -49,6 +49,19 @@ def test_builder_and_normalised_spec():
     assert "link_changes" not in dumbbell(10).normalised(), "absent when not given"
 
 
+def test_direction_is_relative_to_the_order_the_ends_are_written():
+    # "d0-r2" with direction "ab" is the direction from d0 to r2 (the dumbbell wrote r2-d0)
+    s = cbr(dumbbell(4)).link_change("d0-r2", at=1, direction="ab", delay="3ms")
+    s.link_change("r2-d0", at=2, direction="ab", delay="4ms")
+    r = tcplab.run(s.to_dict(), seed=1)
+    links = r.links.set_index(["src", "dst"]).link
+    ev = r.events[r.events.event == "link_delay"]
+    assert list(ev.link) == [links[("d0", "r2")], links[("r2", "d0")]]
+    # the datagrams (s0 -> d0 cross r2 -> d0) see only the second change
+    at, delay, sent = datagrams(r)
+    assert set(np.round(delay, 9)) == {round(BASE, 9), round(BASE + 0.003, 9)}
+
+
 def test_delay_change_moves_the_one_way_delay_by_the_change_and_is_an_event():
     r = tcplab.run(cbr(dumbbell(10)).link_change("r2-d0", at=5, delay="7ms").to_dict(), seed=1)
     at, delay, sent = datagrams(r)
