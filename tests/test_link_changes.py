@@ -197,3 +197,16 @@ def test_cli_exits_2_with_one_line_and_writes_nothing(tmp_path):
     assert p.stderr.strip().count("\n") == 0, p.stderr
     assert p.stderr.startswith("error: " + BAD[0][1]), p.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_cli_summary_shows_down_drops(tmp_path):
+    s = cbr(dumbbell(10)).link_change("r1-r2", at=5, state="down", queued="drop").link_change("r1-r2", at=6, state="up")
+    f = tmp_path / "outage.toml"
+    f.write_text(to_toml(s.to_dict()))
+    p = subprocess.run([sys.executable, "-m", "tcplab.cli", "run", str(f), "--out", str(tmp_path / "out")],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    header = next(line for line in p.stdout.splitlines() if line.startswith("link "))
+    assert header.split()[-2:] == ["down", "drops"]
+    row = next(line for line in p.stdout.splitlines() if line.startswith("r1->r2"))
+    assert row.split()[-1] == "250"
