@@ -389,9 +389,13 @@ fn bad_changes_are_refused_with_one_line_naming_the_field() {
             "link_changes[0]: there is no link between \"r2\" and \"s0\"",
         ),
         (json!({"link": "r2-d0", "at": 1, "loss": 1.0}), "link_changes[0].loss"),
+        (
+            json!({"link": "r2-d0", "at": 1, "rate": 1, "queue": 1_000_000}),
+            "link_changes[0].rate: a full queue of 1000000 packets takes",
+        ),
     ];
     for (c, want) in cases {
-        let s = spec(10.0, json!("1ms"), 50, json!([]), json!([c]));
+        let s = spec(10.0, json!("1ms"), 50, json!([{"src": "s0", "dst": "d0"}]), json!([c]));
         match api::validate(&s) {
             Err(api::Error::Scenario(m)) => {
                 assert!(m.starts_with(want), "{m}");

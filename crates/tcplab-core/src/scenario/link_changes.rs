@@ -224,7 +224,7 @@ pub(super) fn check_drain(changes: &[LinkChangeSpec], links: &[LinkSpec], bits: 
             .fold(l.queue_ab.limit().max(l.queue_ba.limit()) as f64, f64::max);
         let min_rate = others.filter_map(|d| d.rate).fold(l.rate, f64::min);
         let t = max_queue * bits / min_rate;
-        if c.rate.or(c.queue.map(|_| min_rate)).is_some() && t > super::limits::MAX_TIME {
+        if (c.rate.is_some() || c.queue.is_some()) && t > super::limits::MAX_TIME {
             let field = if c.rate.is_some() { "rate" } else { "queue" };
             return err(
                 &format!("link_changes[{i}].{field}"),
