@@ -114,6 +114,9 @@ def test_outage_counts_with_kept_or_dropped_queue(queued):
         outside = ((reach < 5.0) | (reach >= 6.0)) & (sends + BASE <= 10.0)
         assert len(at) == int(outside.sum())
         np.testing.assert_allclose(delay, BASE, atol=2e-9)
+    # the time series see the queue kept (up to its limit) or emptied while down
+    lts = r.link_ts[r.link_ts.link == links.loc[("r1", "r2"), "link"]].set_index("time").queue
+    assert lts.loc[5.5] == (50 if queued == "keep" else 0) and lts.loc[6.5] == 0
     ev = r.events[r.events.event.str.startswith("link_")]
     assert list(ev.event) == ["link_down", "link_down", "link_up", "link_up"]
     assert list(ev.value[:2]) == [1.0 if queued == "keep" else 0.0] * 2
