@@ -3,6 +3,7 @@ foundation) end to end through the Python API and the CLI: a CBR flow's one-way 
 across a delay change, outages with the queue kept or dropped (exact datagram counts), the
 §3.5.4 rerouting geometry with two NewReno flows, the events/links/drops tables,
 determinism, and refused inputs."""
+import struct
 import subprocess
 import sys
 
@@ -213,3 +214,15 @@ def test_cli_summary_shows_down_drops(tmp_path):
     assert header.split()[-2:] == ["down", "drops"]
     row = next(line for line in p.stdout.splitlines() if line.startswith("r1->r2"))
     assert row.split()[-1] == "250"
+
+
+def test_a_change_at_a_flows_start_time_applies_before_it_sends():
+    # s0-r1 slowed to 10 Mb/s at 0: the first segment (1040 bytes; no handshake by default)
+    # of a TCP flow starting at 0 is sent at the new rate (a packet already in transmission
+    # would finish at the old one): it reaches r1 1 ms + 832 us after 0 (the capture at r1),
+    # not 1 ms + 83.2 us.
+    s = dumbbell(1).flow("s0", "d0", cc="newreno").link_change("s0-r1", at=0, rate="10Mbps").pcap("s0", "r1")
+    r = tcplab.run(s.to_dict(), seed=1)
+    pcap = r.pcaps["s0-r1"]
+    sec, nsec = struct.unpack_from("<II", pcap, 24)  # the first record's time stamp
+    assert sec * 10**9 + nsec == 1_000_000 + 1040 * 8 * 100

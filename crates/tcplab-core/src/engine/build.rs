@@ -87,10 +87,14 @@ impl World {
         Ok(w)
     }
 
-    /// Generators' first wake-ups; every flow's start, stop and algorithm switches (a UDP
+    /// The link changes; generators' first wake-ups; every flow's start, stop and algorithm switches (a UDP
     /// source's rate steps and stop); the first sample.
     fn schedule_first_events(&mut self) {
         let (k, c) = (&mut self.k, &mut self.c);
+        // First: a link change at time t applies before anything else at t.
+        for (i, &(t, _, _)) in c.net.changes.iter().enumerate() {
+            k.q.at(t, NetEv::LinkChange(i as u32));
+        }
         c.traffic.generators.schedule_first(&mut k.q);
         for (i, f) in c.tcp.flows.iter() {
             if f.udp {
@@ -107,9 +111,6 @@ impl World {
             }
         }
         c.obs.schedule_first(k);
-        for (i, &(t, _, _)) in c.net.changes.iter().enumerate() {
-            k.q.at(t, NetEv::LinkChange(i as u32));
-        }
     }
 }
 
