@@ -445,7 +445,7 @@ mod tests {
     use super::super::{DropReason, Network, Packet, Route};
     use super::*;
     use crate::net::{Aqm, LinkDir};
-    use crate::scenario::{CodelSpec, Discipline};
+    use crate::scenario::{CodelSpec, Discipline, RedSpec};
     use crate::sim::{Ev, Rng};
     use crate::tcp::Kind;
 
@@ -711,7 +711,7 @@ mod tests {
     #[test]
     fn random_changes_keep_the_order_and_account_for_every_packet() {
         // Random bursts and random changes (any kind, any order, down without up, up
-        // without down) on plain, lossy, small-queue and CoDel directions: the run's own
+        // without down) on plain, lossy, small-queue, RED and CoDel directions: the run's own
         // checks hold (conservation, every packet delivered or freed, and in a debug build
         // the FIFO of arrivals), and one flow's packets arrive in the order sent.
         let mut r = Rng::from_seed(42);
@@ -727,6 +727,19 @@ mod tests {
                     ecn: false,
                 });
                 net.links[0].manage(Aqm::new(&codel, 8e6, Rng::from_seed(case)));
+            } else if case % 5 == 1 {
+                let red = Discipline::Red(RedSpec {
+                    limit: 1 + below(30) as u32,
+                    min_th: 2.0,
+                    max_th: 6.0,
+                    q_weight: 0.2,
+                    max_p: 0.2,
+                    gentle: true,
+                    wait: true,
+                    mean_pktsize: 1000,
+                    ecn: false,
+                });
+                net.links[0].manage(Aqm::new(&red, 8e6, Rng::from_seed(case)));
             }
             let mut sends: Vec<Time> = (0..below(300)).map(|_| below(200) * MS / 2 + below(3)).collect();
             sends.sort_unstable();
