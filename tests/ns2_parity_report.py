@@ -13,6 +13,8 @@ test_linux_algorithms_agree_with_ns2_tcp_linux and on a lossy path (seeds 1-2, m
 means, each simulator's own losses);
 --trajectory: the window trajectories of test_linux_window_trajectories_agree_with_ns2_tcp_linux
 (lossy path and long fat pipe, ns-2 replaying tcplab's losses; per-seed means);
+--link-changes: the delay-change scenarios of test_link_delay_changes_agree_with_ns2 (per
+flow, seed 1: no random loss, both runs deterministic);
 --ecn: the ECN scenarios of test_ecn_newreno_over_red_agrees_with_ns2 (seeds 1-4, means);
 --own: each lone lossy flow on each simulator's own losses (300 s runs, --own-seeds seeds,
 default 60, as test_lone_lossy_flow_agrees_with_ns2_on_its_own_losses).
@@ -27,6 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 import tcplab  # noqa: E402
 from test_ns2_parity import (  # noqa: E402
+    LINK_CHANGE_SCENARIOS,
     LONE_LOSSY,
     OWN_LOSS_SEEDS,
     SAME_LOSS_SEEDS,
@@ -44,6 +47,7 @@ from test_ns2_parity import (  # noqa: E402
     linux_long_fat_pipe,
     measure,
     linux_dumbbell,
+    link_change_flows,
     per_seed,
     t_interval,
 )
@@ -80,9 +84,11 @@ def main():
     ap.add_argument("--ecn", action="store_true")
     ap.add_argument("--lfp", action="store_true")
     ap.add_argument("--trajectory", action="store_true")
+    ap.add_argument("--link-changes", action="store_true")
     ap.add_argument("--own-seeds", type=int, default=len(OWN_LOSS_SEEDS))
     a = ap.parse_args()
-    everything = not (a.aggregate or a.same or a.own or a.sack or a.linux or a.ecn or a.lfp or a.trajectory)
+    everything = not (a.aggregate or a.same or a.own or a.sack or a.linux or a.ecn or a.lfp or a.trajectory
+                      or a.link_changes)
     if a.aggregate or everything:
         print("| scenario | goodput tcplab (Mb/s) | goodput ns-2 (Mb/s) | diff | retransmits tcplab / ns-2 | "
               "timeouts tcplab / ns-2 |\n|---|---|---|---|---|---|")
@@ -151,6 +157,16 @@ def main():
             print(f"| {name} | {g / 1e6:.3f} / {gn / 1e6:.3f} ({g / gn - 1:+.2%}) | {d:.1f} / {dn:.1f} "
                   f"({d / dn - 1:+.1%}; {m['drops_without_ecn']:.0f}) | {w:.2f} / {wn:.2f} ({w / wn - 1:+.1%}) | "
                   f"{r:.1f} / {rn:.1f} ({r / rn - 1:+.1%}) |", flush=True)
+        print()
+    if a.link_changes or everything:
+        print("| scenario | flow | delivered segments tcplab / ns-2 | diff | retransmits tcplab / ns-2 | "
+              "timeouts tcplab / ns-2 |\n|---|---|---|---|---|---|")
+        for name, spec in LINK_CHANGE_SCENARIOS.items():
+            o, t = link_change_flows(spec)
+            for f in range(len(o)):
+                d, dn = o.delivered_segments[f], t.delivered_segments[f]
+                print(f"| {name} | {f} | {d} / {dn} | {d / dn - 1:+.2%} | {o.retransmits[f]} / {t.retransmits[f]} | "
+                      f"{o.timeouts[f]} / {t.timeouts[f]} |", flush=True)
         print()
     if a.own or everything:
         print(HEAD)

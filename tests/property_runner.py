@@ -54,20 +54,27 @@ def invariant_violations(res) -> list[str]:
             continue
         lhs = t["arrivals"]
         rhs = t["departures"] + t["drops_queue"] + t["drops_loss"] + t["in_system"]
+        if "drops_down" in t:  # link changes: drops while a direction was down
+            rhs = rhs + t["drops_down"]
         for i in np.flatnonzero((lhs != rhs).to_numpy()):
             bad.append(f"{table} row {i}: arrivals {lhs.iloc[i]} != departures + drops + in system {rhs.iloc[i]}")
     drops = res.drops
     if res.summary["spec"]["sim"].get("drop_trace"):
         # One row per drop the counters count: per link direction by reason, in all with LANs.
         total = int(res.links["drops_queue"].sum() + res.links["drops_loss"].sum()) if not res.links.empty else 0
+        if "drops_down" in res.links:
+            total += int(res.links["drops_down"].sum())
         if not res.lans.empty:
             total += int(res.lans["drops_queue"].sum() + res.lans["drops_loss"].sum())
         if len(drops) != total:
             bad.append(f"drops table: {len(drops)} rows for {total} counted drops")
         for i, row in res.links.iterrows():
             here = drops[drops["hop"] == i] if len(drops) else drops
-            queue = int((here["reason"] != "loss").sum()) if len(here) else 0
+            queue = int(here["reason"].isin(["queue", "aqm"]).sum()) if len(here) else 0
             loss = int((here["reason"] == "loss").sum()) if len(here) else 0
+            down = int((here["reason"] == "down").sum()) if len(here) else 0
+            if down != row.get("drops_down", 0):
+                bad.append(f"drops table, link {i}: {down} down rows for drops_down {row.get('drops_down', 0)}")
             if (queue, loss) != (row["drops_queue"], row["drops_loss"]):
                 bad.append(f"drops table, link {i}: {queue} queue and {loss} loss rows for counters "
                            f"{row['drops_queue']} and {row['drops_loss']}")
@@ -77,12 +84,19 @@ def invariant_violations(res) -> list[str]:
     if not links.empty:
         # A link direction cannot be busy longer than the run (work still queued at the end
         # is not counted), nor send more bits than its rate allows.
-        slack = _MAX_WIRE_BYTES * 8 / links["rate_bps"]
+        rate = links["rate_bps"].copy()
+        for c in res.summary["spec"].get("link_changes", []):  # the fastest a direction ever ran
+            if "rate" in c:
+                ends = {"ab": [(c["a"], c["b"])], "ba": [(c["b"], c["a"])]}.get(c["direction"])
+                for a, b in ends or [(c["a"], c["b"]), (c["b"], c["a"])]:
+                    row = (links["src"] == a) & (links["dst"] == b)
+                    rate[row] = rate[row].clip(lower=c["rate"])
+        slack = _MAX_WIRE_BYTES * 8 / rate
         over = links["busy_time"] > duration + 1e-9
         for i in np.flatnonzero(over.to_numpy()):
             bad.append(f"links row {i}: busy {links['busy_time'].iloc[i]} s in a {duration} s run")
         min_bits = links["departures"] * _MIN_WIRE_BYTES * 8
-        over = min_bits > links["rate_bps"] * (duration + slack) * (1 + 1e-9)
+        over = min_bits > rate * (duration + slack) * (1 + 1e-9)
         for i in np.flatnonzero(over.to_numpy()):
             bad.append(f"links row {i}: {links['departures'].iloc[i]} departures exceed the capacity")
     f = res.flows

@@ -4,7 +4,7 @@ The valid scenarios are small (a few nodes and flows, a few simulated seconds at
 Mb/s) so that hundreds run in a minute, but they reach every part of the spec: explicit
 topologies, dumbbells and LANs, queue disciplines, every algorithm, fixed-size and bulk TCP flows with the TCP
 options, UDP sources with rate schedules, the three flow generators in both record modes,
-TCBI hosts, pcap captures and time series.
+TCBI hosts, pcap captures, link changes and time series.
 """
 from __future__ import annotations
 
@@ -204,6 +204,41 @@ def generators(draw, hosts: list[str], duration: float) -> list[dict]:
 
 
 @st.composite
+def link_changes(draw, spec: dict, duration: float) -> list[dict]:
+    """Changes of the topology's links (explicit or the dumbbell's) at times within the run:
+    delay, rate, queue, loss, and outages (kept or dropped queue) with or without an up."""
+    ends = [(l["a"], l["b"]) for l in spec.get("links", [])]
+    if "dumbbell" in spec:
+        n = spec["dumbbell"]["pairs"]
+        ends += [("r1", "r2")] + [(f"s{i}", "r1") for i in range(n)] + [("r2", f"d{i}") for i in range(n)]
+    out = []
+    for _ in range(draw(st.integers(1, 4)) if ends else 0):
+        a, b = draw(st.sampled_from(ends))
+        c = {"link": f"{a}-{b}"} if draw(st.booleans()) else {"a": a, "b": b}
+        c["at"] = draw(times_in(duration * 0.9))
+        if draw(st.booleans()):
+            c["direction"] = draw(st.sampled_from(["ab", "ba", "both"]))
+        kind = draw(st.sampled_from(["delay", "rate", "queue", "loss", "outage", "several"]))
+        if kind in ("delay", "several"):
+            c["delay"] = draw(delays)
+        if kind in ("rate", "several"):
+            c["rate"] = draw(rates)
+        if kind == "queue":
+            c["queue"] = draw(queues)
+        if kind in ("loss", "several"):
+            c["loss"] = draw(losses)
+        if kind == "outage":
+            c["state"] = "down"
+            if draw(st.booleans()):
+                c["queued"] = draw(st.sampled_from(["keep", "drop"]))
+        out.append(c)
+        if kind == "outage" and draw(st.booleans()):
+            up = {k: v for k, v in c.items() if k in ("link", "a", "b", "direction")}
+            out.append({**up, "at": round(c["at"] + (duration - c["at"]) / 2, 3), "state": "up"})
+    return out
+
+
+@st.composite
 def valid_scenarios(draw) -> dict:
     duration = draw(st.sampled_from([0.5, 1.0, 2.0, 4.0]))
     spec, hosts = draw(topology())
@@ -225,6 +260,10 @@ def valid_scenarios(draw) -> dict:
         spec["pcap"] = [{"a": "r1", "b": "r2"}]
     if spec.get("pcap") and draw(st.booleans()):
         spec["pcap"].append({**spec["pcap"][0], "at": "entry"})
+    if draw(st.integers(0, 3)) == 0:
+        changes = draw(link_changes(spec, duration))
+        if changes:
+            spec["link_changes"] = changes
     return spec
 
 

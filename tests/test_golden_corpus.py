@@ -131,6 +131,7 @@ BASE_SPEC = {
     "generators": [{"kind": "poisson", "rate": 1, "src": "a", "dst": "b", "size": {"dist": "constant", "value": 1}}],
     "lans": [{"name": "lan", "members": ["a", "b"], "rate": 1e6}],
     "pcap": [{"a": "a", "b": "b"}],
+    "link_changes": [{"a": "a", "b": "b", "at": 0.5, "delay": 0.01}],
 }
 
 UNKNOWN = "zz_unknown"
@@ -195,6 +196,7 @@ FIELD_TABLES = {  # corpus path -> where BASE_SPEC has (or gets) such a table
     "generators[]": "generators.0",
     "lans[]": "lans.0",
     "pcap[]": "pcap.0",
+    "link_changes[]": "link_changes.0",
 }
 
 

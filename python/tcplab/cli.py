@@ -96,7 +96,11 @@ def summary_text(res, limit: int = SUMMARY_ROWS) -> str:
         if more_flows:
             out.append(f"... and {more_flows} more flows (all of them are in flows.parquet)")
         out.append("")
-    links, more_links = _rows(res, "links", _LINK_COLUMNS, limit, busiest="arrivals")
+    # with link changes the links table also has drops_down
+    links, more_links = _rows(res, "links", _LINK_COLUMNS + ["drops_down"], limit, busiest="arrivals")
+    down = bool(links)
+    if not down:
+        links, more_links = _rows(res, "links", _LINK_COLUMNS, limit, busiest="arrivals")
     lrows = [
         [
             f"{r['src']}->{r['dst']}",
@@ -105,11 +109,12 @@ def summary_text(res, limit: int = SUMMARY_ROWS) -> str:
             int(r["arrivals"]),
             int(r["drops_queue"]),
             int(r["drops_loss"]),
-        ]
+        ] + ([int(r["drops_down"])] if down else [])
         for r in links
     ]
     if lrows:
-        out += [_fmt_table(lrows, ["link", "Mb/s", "util %", "packets", "queue drops", "loss drops"])]
+        header = ["link", "Mb/s", "util %", "packets", "queue drops", "loss drops"] + (["down drops"] if down else [])
+        out += [_fmt_table(lrows, header)]
         if more_links:
             out.append(f"... and {more_links} more links that carried packets, less than these "
                        "(all of them are in links.parquet)")

@@ -53,6 +53,8 @@ def components(spec) -> list[dict]:
         raise ValueError("decomposition supports explicit flows only")
     if spec.get("lans") or any(n.get("tcbi") for n in spec["nodes"]):
         raise ValueError("decomposition does not support lans or tcbi hosts (they couple flows)")
+    if spec.get("link_changes"):
+        raise ValueError("decomposition does not support link_changes")
     adj = _adjacency(spec)
     flows = spec["flows"]
     links_of = [set(_path_links(adj, f["src"], f["dst"])) | set(_path_links(adj, f["dst"], f["src"])) for f in flows]

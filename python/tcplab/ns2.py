@@ -183,6 +183,10 @@ def tcl_script(
         raise Ns2Error("ns-2 translation supports explicit flows only, not generators")
     if spec.get("lans") or any(n.get("tcbi") for n in spec.get("nodes", [])):
         raise Ns2Error("ns-2 translation does not cover lans or tcbi hosts")
+    for i, c in enumerate(spec.get("link_changes", [])):
+        other = sorted(k for k in ("rate", "queue", "loss", "state") if k in c)
+        if other:
+            raise Ns2Error(f"link_changes[{i}].{other[0]}: ns-2 translation covers delay changes only")
     if loss_position not in LOSS_POSITIONS:
         raise Ns2Error(f"loss_position: {loss_position!r}; allowed: {', '.join(LOSS_POSITIONS)}")
     lossmodel = "lossmodel" if loss_position == "head" else "link-lossmodel"
@@ -340,6 +344,14 @@ def tcl_script(
             "}",
             '$ns at 0.0 "sample_cwnd 0"',
         ]
+    # A delay change sets the link's DelayLink `delay_`: ns-2 applies it to the packets whose
+    # transmission starts after the change (tcplab: whose transmission ends after it) and,
+    # after a decrease, lets later packets overtake earlier ones (tcplab keeps them in order).
+    for c in spec.get("link_changes", []):
+        a, b = node_ids[c["a"]], node_ids[c["b"]]
+        ends = {"ab": [(a, b)], "ba": [(b, a)]}.get(c["direction"], [(a, b), (b, a)])
+        for x, y in ends:
+            L.append(f"$ns at {_num(c['at'])} \"[[$ns link $n({x}) $n({y})] link] set delay_ {_num(c['delay'])}\"")
     L += [
         "proc finish {} {",
         "  global ns tcp qms t_loop done lossmon",

@@ -40,10 +40,13 @@ class Results:
     - ``flows``: one row per flow (counters, goodput, completion time, final state; with VoIP
       flows or UDP flows with ``delay_stats``, also ``direction, datagrams_lost, delay_mean,
       delay_std, delay_min, delay_max, jitter_rfc3550``: ``tcplab.metrics.datagram_delay``)
-    - ``links``: one row per link direction (arrivals, departures, drops by cause, utilisation)
+    - ``links``: one row per link direction (arrivals, departures, drops by cause, utilisation;
+      with ``[[link_changes]]`` also ``drops_down``)
     - ``flow_ts``, ``link_ts``: sampled time series (cwnd, ssthresh, srtt, ...; queue length)
     - ``events``: loss reactions and algorithm decisions per flow (and ``datagram_delay`` per
-      datagram of flows with ``delay_trace``)
+      datagram of flows with ``delay_trace``); with ``[[link_changes]]`` a ``link`` column and
+      a row per change applied (``link_delay``, ``link_rate``, ``link_queue``, ``link_loss``,
+      ``link_down``, ``link_up``; ``flow`` is 2**64 - 1 on those rows, ``link`` on flow rows)
     - ``lans``: one row per LAN member interface (arrivals, departures, drops by cause)
     - ``parallel_intervals``: TCBI, one row per (interval of constant set membership with
       n >= 2, member flow): ``host, set, interval, t0, t1, n, flow, name, acked_bytes``
@@ -52,7 +55,7 @@ class Results:
       delivered bytes, retransmissions, timeouts); a generator with ``record = "summary"``
       appears only here, not in ``flows``
     - ``drops``: with ``sim.drop_trace = true``, one row per dropped packet: ``time, hop``
-      (the links table's row, or a LAN hop), ``src, dst, reason`` (queue, aqm, loss),
+      (the links table's row, or a LAN hop), ``src, dst, reason`` (queue, aqm, loss, down),
       ``flow, kind, seq, size, ecn``; empty otherwise
     - ``pcaps``: packet captures requested by the spec (name -> pcap bytes)
     - ``summary``: seed, duration, event count, wall times, and ``spec``, the normalised spec

@@ -188,6 +188,13 @@ class Scenario:
         self._d.setdefault("generators", []).append({"kind": kind, "src": src, "dst": dst, **options})
         return self
 
+    def link_change(self, link: str, at, **changes) -> "Scenario":
+        """A change of link ``link`` (``"a-b"``, e.g. ``"r2-d0"``) at time ``at``:
+        ``delay, rate, queue, loss, state ("down"/"up"), queued ("keep"/"drop"), direction
+        ("ab"/"ba"/"both")`` as in ``[[link_changes]]`` (docs/scenario.md)."""
+        self._d.setdefault("link_changes", []).append({"link": link, "at": at, **changes})
+        return self
+
     def pcap(self, a: str, b: str) -> "Scenario":
         self._d.setdefault("pcap", []).append({"a": a, "b": b})
         return self

@@ -2,7 +2,7 @@
 //! generators, the observers, and the first events, component by component.
 use super::{Components, World};
 use crate::api::Error;
-use crate::net::{topology, DropTrace, EntryTap, Route, Router};
+use crate::net::{topology, Change, DropTrace, EntryTap, NetEv, Network, Route, Router};
 use crate::observe::{Capture, Observer};
 use crate::scenario::Spec;
 use crate::share::Share;
@@ -24,6 +24,7 @@ impl World {
             .map(|(i, n)| (n.name.as_str(), i as u32))
             .collect();
         let (mut net, graph) = topology::build(&spec, seed, &node_index);
+        link_changes(&spec, &node_index, &mut net);
         let end_secs = spec.sim.duration;
         let mut tick = || reporter.tick(0.0, end_secs, 0);
         let mut routes = routes(&spec, &node_index, &graph, &mut tick)?.into_iter();
@@ -86,10 +87,14 @@ impl World {
         Ok(w)
     }
 
-    /// Generators' first wake-ups; every flow's start, stop and algorithm switches (a UDP
+    /// The link changes; generators' first wake-ups; every flow's start, stop and algorithm switches (a UDP
     /// source's rate steps and stop); the first sample.
     fn schedule_first_events(&mut self) {
         let (k, c) = (&mut self.k, &mut self.c);
+        // First: a link change at time t applies before anything else at t.
+        for (i, &(t, _, _)) in c.net.changes.iter().enumerate() {
+            k.q.at(t, NetEv::LinkChange(i as u32));
+        }
         c.traffic.generators.schedule_first(&mut k.q);
         for (i, f) in c.tcp.flows.iter() {
             if f.udp {
@@ -118,6 +123,44 @@ impl World {
             }
         }
         c.obs.schedule_first(k);
+    }
+}
+
+/// The spec's link changes as (direction, change) in `net.changes` (one per direction and
+/// field, in spec order: changes at one time apply in that order), their directions made
+/// changing.
+fn link_changes(spec: &Spec, node_index: &HashMap<&str, u32>, net: &mut Network) {
+    for c in &spec.link_changes {
+        for (from, to) in c.directions() {
+            let hop = net
+                .links
+                .iter()
+                .position(|l| l.from == node_index[from] && l.to == node_index[to])
+                .expect("a validated link") as u32;
+            net.links[hop as usize].make_changing();
+            let mut push = |ch: Change| {
+                net.changes.push((secs(c.at), hop, ch));
+            };
+            if let Some(d) = c.delay {
+                push(Change::Delay(secs(d)));
+            }
+            if let Some(r) = c.rate {
+                push(Change::Rate(r));
+            }
+            if let Some(n) = c.queue {
+                push(Change::Queue(n));
+            }
+            if let Some(x) = c.loss {
+                push(Change::Loss(x));
+            }
+            match c.state.as_deref() {
+                Some("down") => push(Change::Down {
+                    keep: c.queued.as_deref() != Some("drop"),
+                }),
+                Some("up") => push(Change::Up),
+                _ => {}
+            }
+        }
     }
 }
 

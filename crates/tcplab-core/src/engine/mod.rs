@@ -94,7 +94,8 @@ impl World {
         let c = &self.c;
         let mut in_links = 0;
         for (i, l) in c.net.links.iter().enumerate() {
-            if l.arrivals != l.delivered + l.drops_queue + l.drops_loss + l.in_system {
+            let down = l.changing().map_or(0, |ch| ch.drops_down);
+            if l.arrivals != l.delivered + l.drops_queue + l.drops_loss + down + l.in_system {
                 return Err(format!("link direction {i}: arrivals != delivered + drops + in system"));
             }
             in_links += l.in_system;
@@ -151,7 +152,11 @@ impl World {
             links,
             fts,
             lts,
-            observe::events_table(&mut c.tcp.flows, &mut c.traffic.cbr),
+            observe::events_table(
+                &mut c.tcp.flows,
+                &mut c.traffic.cbr,
+                (!self.spec.link_changes.is_empty()).then_some(&c.net.change_log[..]),
+            ),
         )
     }
 
@@ -164,7 +169,11 @@ impl World {
         let World { spec, k, mut c, .. } = self;
         let end = k.end;
         drop(k);
-        let events = observe::events_table(&mut c.tcp.flows, &mut c.traffic.cbr);
+        let events = observe::events_table(
+            &mut c.tcp.flows,
+            &mut c.traffic.cbr,
+            (!spec.link_changes.is_empty()).then_some(&c.net.change_log[..]),
+        );
         let (flow_ts, link_ts) = c.obs.series.take_tables();
         let pcaps = c.obs.capture.take();
         drop(c.obs);

@@ -1,4 +1,5 @@
 use super::aqm::{Aqm, Item, Kind, RedVerdict};
+use super::change::Changing;
 use crate::sim::{to_secs, Fifo, Key, Rng, Time};
 
 /// What happened to a packet offered to a link direction.
@@ -68,32 +69,36 @@ pub fn loss_pattern(seed: u64, a: &str, b: &str, dir: &str, loss: f64, n: u64) -
 pub struct LinkDir {
     /// Packets on their way to the far end (not lost), earliest first, with their place in
     /// the event order.
-    in_transit: Fifo<(Key, u32)>,
+    pub(super) in_transit: Fifo<(Key, u32)>,
     /// Accepted, not lost, not yet at the far end (queued, in service or propagating).
     pub in_system: u64,
     pub delivered: u64,
     pub limit: u32,
-    departures: Fifo<Time>,
-    busy_until: Time,
+    /// (In the first line's padding, so that `change` fits in the last line.)
+    pub link: u32,
+    pub(super) departures: Fifo<Time>,
+    pub(super) busy_until: Time,
     pub arrivals: u64,
     pub delay: Time,
     /// The transmission times of the last two packet sizes (a direction mostly carries one
     /// data and one ACK size): the division and rounding cost more than the rest of
     /// `enqueue`.
-    tx_cache: [(u32, Time); 2],
+    pub(super) tx_cache: [(u32, Time); 2],
     pub loss: f64,
     pub busy_ns: u64,
     /// A queue discipline; `None`: plain DropTail (the fast path). A managed link has
     /// `limit` 0, so that every arrival fails the DropTail test and comes to the one branch
     /// that tells the two apart.
-    aqm: Option<Box<Aqm>>,
+    pub(super) aqm: Option<Box<Aqm>>,
     pub drops_queue: u64,
-    rng: Rng,
+    pub(super) rng: Rng,
     pub drops_loss: u64,
     pub rate: f64,
-    pub link: u32,
     pub from: u32,
     pub to: u32,
+    /// Scheduled changes (`[[link_changes]]`, `change.rs`); `None`: the fast path. A
+    /// changing direction has `limit` 0 (its limit is kept here), as a managed link.
+    pub(super) change: Option<Box<Changing>>,
 }
 
 impl LinkDir {
@@ -119,6 +124,7 @@ impl LinkDir {
             drops_loss: 0,
             busy_ns: 0,
             aqm: None,
+            change: None,
         }
     }
 
@@ -134,7 +140,11 @@ impl LinkDir {
 
     /// The most packets the queue holds (the DropTail limit or the discipline's).
     pub fn queue_limit(&self) -> u32 {
-        self.aqm.as_ref().map_or(self.limit, |a| a.limit)
+        match (&self.aqm, &self.change) {
+            (Some(a), _) => a.limit,
+            (None, Some(c)) => c.limit,
+            (None, None) => self.limit,
+        }
     }
 
     /// Its discipline has its own queue and an event per transmission (codel, fq_codel).
@@ -149,7 +159,7 @@ impl LinkDir {
                 kind: Kind::Sched { queue, current },
                 ..
             }) => queue.len() + current.is_some() as usize,
-            _ => self.occupancy(now),
+            _ => self.occupancy(now) + self.held(),
         }
     }
 
@@ -159,7 +169,7 @@ impl LinkDir {
     }
 
     #[inline]
-    fn cached_tx_time(&mut self, bytes: u32) -> Time {
+    pub(super) fn cached_tx_time(&mut self, bytes: u32) -> Time {
         if self.tx_cache[0].0 == bytes {
             return self.tx_cache[0].1;
         }
@@ -204,7 +214,7 @@ impl LinkDir {
     #[cold]
     #[inline(never)]
     fn full(&mut self) -> Enqueue {
-        if self.aqm.is_some() {
+        if self.aqm.is_some() || self.change.is_some() {
             return Enqueue::Managed;
         }
         self.drops_queue += 1;
@@ -256,7 +266,7 @@ impl LinkDir {
     /// A managed link's arrival-time discipline (droptail, red) on a packet arriving at
     /// `now` (`ect`: ECN-capable). On `Accept` the caller admits it.
     pub fn managed_verdict(&mut self, now: Time, ect: bool) -> Verdict {
-        let occupancy = self.occupancy(now);
+        let occupancy = self.occupancy(now) + self.held();
         let busy_until = self.busy_until;
         let aqm = self.aqm.as_deref_mut().expect("a managed link");
         let full = occupancy >= aqm.limit as usize;
@@ -322,7 +332,7 @@ impl LinkDir {
             }
             super::aqm::Sched::FqCodel(q) => q.enqueue(it, &mut aqm.scratch),
         }
-        let idle = current.is_none();
+        let idle = current.is_none() && !self.change.as_deref().is_some_and(|c| c.down);
         for d in aqm.scratch.drain(..) {
             self.in_system -= 1;
             self.drops_queue += 1;
@@ -346,10 +356,62 @@ impl LinkDir {
             self.in_system -= 1;
             self.drops_loss += 1;
             None
+        } else if self.change.is_some() {
+            Some(now.saturating_add(self.delay).max(self.transit_floor()))
         } else {
             Some(now.saturating_add(self.delay))
         };
+        if self.is_down() {
+            return (done, arrives, None);
+        }
         (done, arrives, self.start_next(now, dropped))
+    }
+
+    /// A scheduled direction sends nothing now.
+    pub(super) fn sched_idle(&self) -> bool {
+        matches!(
+            self.aqm.as_deref(),
+            Some(Aqm {
+                kind: Kind::Sched { current: None, .. },
+                ..
+            })
+        )
+    }
+
+    /// Start the next transmission of an idle scheduled direction (after an outage).
+    pub(super) fn sched_start(&mut self, now: Time, dropped: &mut Vec<(u32, bool)>) -> Option<Started> {
+        self.start_next(now, dropped)
+    }
+
+    /// A scheduled direction's new limit (waiting packets).
+    pub(super) fn set_sched_limit(&mut self, n: u32) {
+        let aqm = self.aqm.as_deref_mut().expect("a managed link");
+        aqm.limit = n;
+        if let Kind::Sched {
+            queue: super::aqm::Sched::FqCodel(q),
+            ..
+        } = &mut aqm.kind
+        {
+            q.set_limit(n);
+        }
+    }
+
+    /// Take every packet waiting in a scheduled direction's queue (not the one being sent).
+    pub(super) fn drain_sched(&mut self, out: &mut Vec<u32>) {
+        let aqm = self.aqm.as_deref_mut().expect("a managed link");
+        let Kind::Sched { queue, .. } = &mut aqm.kind else {
+            unreachable!("a scheduled link")
+        };
+        let mut items = Vec::new();
+        match queue {
+            super::aqm::Sched::Codel(q) => {
+                while let Some(it) = q.pop_head() {
+                    items.push(it);
+                }
+            }
+            super::aqm::Sched::FqCodel(q) => q.drain(&mut items),
+        }
+        out.extend(items.iter().map(|it| it.p));
     }
 
     /// Take the next packet from the scheduled queue, if any, and start sending it.

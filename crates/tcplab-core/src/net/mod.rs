@@ -3,6 +3,7 @@
 //! shared-medium LANs, static shortest-path routing, and [`Network`], the component that
 //! moves packets hop by hop along their routes.
 pub mod aqm;
+mod change;
 mod lan;
 mod link;
 mod network;
@@ -11,6 +12,7 @@ mod routing;
 pub mod topology;
 
 pub use aqm::Aqm;
+pub use change::{Change, ChangeRecord};
 pub use lan::{CsmaCd, Iface, Lan, LanEnqueue, Mac, TxEnd};
 pub use link::{link_rng, loss_pattern, Enqueue, LinkDir, Started, Verdict};
 pub use network::{Crossed, LanHop, NetEv, Network, Route};

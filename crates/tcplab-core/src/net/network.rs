@@ -3,9 +3,11 @@
 //! and hands a packet that reached the end of its path back to the caller; it knows nothing
 //! of what the packets carry.
 //!
-//! Link behaviour over time (rate, delay or outage schedules) belongs here: a hop's state
-//! is only read and changed through this file and `link.rs` / `lan.rs`, and a schedule
-//! would be one more `NetEv` handled in [`Network::handle`].
+//! Link behaviour over time (rate, delay, queue, loss and outage schedules) is here: a
+//! hop's state is only read and changed through this file and `link.rs` / `lan.rs` /
+//! `change.rs`, and each scheduled change is a `NetEv::LinkChange` handled in
+//! [`Network::handle`] (semantics in `change.rs`).
+use super::change::{Admitted, Change, ChangeRecord};
 use super::{Ecn, Enqueue, Lan, LanEnqueue, LinkDir, Packet, PacketPool, Started, Verdict};
 use crate::sim::{Queue, Time};
 
@@ -23,6 +25,11 @@ pub enum NetEv {
     LanMac(u32, u32),
     /// The transmission on scheduled link direction `.0` (codel, fq_codel) ends.
     LinkTxEnd(u32),
+    /// As `LinkArrive`, on a direction with scheduled changes (the event may have been
+    /// made stale by a re-timing).
+    LinkArriveC(u32, u32),
+    /// The scheduled change `.0` (`Network::changes`) happens.
+    LinkChange(u32),
 }
 
 /// One hop across a LAN: from member interface `iface` to node `to`. Hop ids after the
@@ -86,6 +93,11 @@ pub struct Network {
     pub entry_tap: Option<Box<EntryTap>>,
     /// With `sim.drop_trace`: every packet dropped, in order.
     pub drop_trace: Option<DropTrace>,
+    /// The scheduled link changes: (time, link direction, change), by `NetEv::LinkChange`
+    /// index.
+    pub changes: Vec<(Time, u32, Change)>,
+    /// The changes applied so far, in order (for the events table).
+    pub change_log: Vec<ChangeRecord>,
 }
 
 /// Why a hop dropped a packet (the links table's counters it is part of).
@@ -97,6 +109,8 @@ pub enum DropReason {
     Aqm,
     /// The hop's loss model, or a LAN frame lost to loss or collisions (`drops_loss`).
     Loss,
+    /// The link direction was down (`drops_down`, `[[link_changes]]`).
+    Down,
 }
 
 impl DropReason {
@@ -105,6 +119,7 @@ impl DropReason {
             DropReason::Queue => "queue",
             DropReason::Aqm => "aqm",
             DropReason::Loss => "loss",
+            DropReason::Down => "down",
         }
     }
 }
@@ -149,6 +164,8 @@ impl Network {
             dropped: Vec::new(),
             entry_tap: None,
             drop_trace: None,
+            changes: Vec::new(),
+            change_log: Vec::new(),
         }
     }
 
@@ -331,6 +348,15 @@ impl Network {
     fn offer_managed(&mut self, now: Time, hop: u32, p: u32, q: &mut Queue) {
         let pkt = *self.pool.get(p);
         let l = &mut self.links[hop as usize];
+        if l.changing().is_some() {
+            if l.down_dropping() {
+                l.count_down_drop();
+                return self.drop_packet(now, hop, p, DropReason::Down);
+            }
+            if !l.is_scheduled() {
+                return self.offer_changing(now, hop, p, pkt, q);
+            }
+        }
         if l.is_scheduled() {
             let mut dropped = std::mem::take(&mut self.dropped);
             if let Some(s) = l.sched_arrive(now, p, pkt.size, pkt.flow, pkt.ecn.is_ect(), &mut dropped) {
@@ -358,6 +384,61 @@ impl Network {
                     _ => self.drop_packet(now, hop, p, DropReason::Queue),
                 }
             }
+        }
+    }
+
+    /// A packet arrives at a changing direction that is not scheduled (plain, droptail or
+    /// red): the queue test or the discipline, then admission on the changing path.
+    fn offer_changing(&mut self, now: Time, hop: u32, p: u32, pkt: Packet, q: &mut Queue) {
+        let l = &mut self.links[hop as usize];
+        if l.aqm().is_some() {
+            match l.managed_verdict(now, pkt.ecn.is_ect()) {
+                Verdict::Drop { early: true } => return self.drop_packet(now, hop, p, DropReason::Aqm),
+                Verdict::Drop { early: false } => return self.drop_packet(now, hop, p, DropReason::Queue),
+                Verdict::Accept { mark } => {
+                    if mark {
+                        self.pool.get_mut(p).ecn.set_codepoint(Ecn::Ce);
+                    }
+                }
+            }
+        } else if l.changing_full(now) {
+            l.drops_queue += 1;
+            return self.drop_packet(now, hop, p, DropReason::Queue);
+        }
+        let l = &mut self.links[hop as usize];
+        if l.admit_changing(now, hop, p, pkt.size, q) == Admitted::Lost {
+            self.drop_packet(now, hop, p, DropReason::Loss);
+        }
+    }
+
+    /// Scheduled change `i` happens: applied to its link direction, recorded.
+    #[cold]
+    #[inline(never)]
+    fn link_change(&mut self, now: Time, i: u32, q: &mut Queue) {
+        let (_, hop, c) = self.changes[i as usize];
+        let mut dropped = Vec::new();
+        let l = &mut self.links[hop as usize];
+        let held = l.waiting_while_down();
+        let started = l.apply_change(now, hop, c, q, &mut dropped);
+        if let Some(s) = started {
+            self.start_tx(hop, s, q);
+        }
+        let value = match c {
+            Change::Delay(d) => crate::sim::to_secs(d),
+            Change::Rate(r) => r,
+            Change::Queue(n) => n as f64,
+            Change::Loss(x) => x,
+            Change::Down { keep } => keep as u8 as f64,
+            Change::Up => held as f64,
+        };
+        self.change_log.push(ChangeRecord {
+            time: now,
+            hop,
+            name: c.event_name(),
+            value,
+        });
+        for (p, why) in dropped {
+            self.drop_packet(now, hop, p, why);
         }
     }
 
@@ -441,8 +522,22 @@ impl Network {
             }
             NetEv::LanMac(l, gen) => self.lan_wake(now, l, gen, q),
             NetEv::LinkTxEnd(l) => self.link_tx_end(now, l, q),
+            NetEv::LinkArriveC(l, p) => return self.link_arrive_changing(now, l, p, q),
+            NetEv::LinkChange(i) => self.link_change(now, i, q),
         }
         None
+    }
+
+    #[inline(never)]
+    fn link_arrive_changing(&mut self, now: Time, l: u32, p: u32, q: &mut Queue) -> Option<Crossed> {
+        let link = &mut self.links[l as usize];
+        if link.stale_arrival(now, p) {
+            return None;
+        }
+        if let Some((key, next)) = link.pop_transit(p) {
+            q.schedule_key(key, NetEv::LinkArriveC(l, next));
+        }
+        Some(self.arrive(now, p, q))
     }
 
     fn lan_wake(&mut self, now: Time, l: u32, gen: u32, q: &mut Queue) {

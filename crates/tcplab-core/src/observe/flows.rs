@@ -2,6 +2,7 @@
 //! `events` table (what the senders and their algorithms noted, time-stamped).
 use super::table::{Col, TableBuilder};
 use crate::api::Table;
+use crate::net::ChangeRecord;
 use crate::share::Sharing;
 use crate::sim::to_secs;
 use crate::tcp::{Flow, FlowTable};
@@ -64,6 +65,9 @@ const DELAY_COLUMNS: &[(&str, Col)] = &[
     ("delay_max", Col::F),
     ("jitter_rfc3550", Col::F),
 ];
+
+/// In the events table: no flow (a link change's row), no link (a flow's row).
+pub const NO_ID: u64 = u64::MAX;
 
 const EVENT_COLUMNS: &[(&str, Col)] = &[("time", Col::F), ("flow", Col::U), ("event", Col::S), ("value", Col::F)];
 
@@ -252,24 +256,53 @@ fn control_block_columns(t: &mut TableBuilder, f: &Flow, tcbi: &Sharing) {
 /// `datagram_delay` event per datagram received (time of arrival, one-way delay in
 /// seconds). The events are moved out of the senders and sources, so that a run with many
 /// events does not hold them twice while its table is built.
-pub fn events_table(flows: &mut FlowTable, cbr: &mut Cbr) -> Table {
+///
+/// With `[[link_changes]]` (`changes`: `Some`, the changes applied) the table has a `link`
+/// column, and each change applied is a row after the flows' rows: `link` the direction's
+/// row in the links table, `flow` [`NO_ID`], `event` `link_delay` (value in s),
+/// `link_rate` (bit/s), `link_queue` (packets), `link_loss`, `link_down` (1 with
+/// `queued = "keep"`, 0 with `"drop"`) or `link_up` (the packets kept that start now);
+/// flow rows have `link` [`NO_ID`].
+pub fn events_table(flows: &mut FlowTable, cbr: &mut Cbr, changes: Option<&[ChangeRecord]>) -> Table {
     let ids: Vec<usize> = flows.iter().map(|(i, _)| i).collect();
     let traced = |i: usize| cbr.get(i).and_then(|c| c.trace.as_ref()).map_or(0, |t| t.rows.len());
-    let rows = flows.iter().map(|(i, f)| f.sender.events.len() + traced(i)).sum();
-    let mut t = TableBuilder::with_capacity(EVENT_COLUMNS, rows);
+    let rows = flows
+        .iter()
+        .map(|(i, f)| f.sender.events.len() + traced(i))
+        .sum::<usize>()
+        + changes.map_or(0, |c| c.len());
+    let mut columns = EVENT_COLUMNS.to_vec();
+    if changes.is_some() {
+        columns.push(("link", Col::U));
+    }
+    let mut t = TableBuilder::with_capacity(&columns, rows);
+    let link_col = |t: &mut TableBuilder, v: u64| {
+        if changes.is_some() {
+            t.u("link", v);
+        }
+    };
     for i in ids {
         for e in std::mem::take(&mut flows[i].sender.events) {
             t.f("time", to_secs(e.time));
             t.u("flow", i as u64);
             t.s("event", e.name);
             t.f("value", e.value);
+            link_col(&mut t, NO_ID);
         }
         for (at, delay) in cbr.take_trace(i) {
             t.f("time", to_secs(at));
             t.u("flow", i as u64);
             t.s("event", "datagram_delay");
             t.f("value", to_secs(delay));
+            link_col(&mut t, NO_ID);
         }
+    }
+    for c in changes.unwrap_or(&[]) {
+        t.f("time", to_secs(c.time));
+        t.u("flow", NO_ID);
+        t.s("event", c.name);
+        t.f("value", c.value);
+        t.u("link", u64::from(c.hop));
     }
     t.build()
 }

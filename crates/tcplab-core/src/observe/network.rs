@@ -36,13 +36,21 @@ const AQM_COLUMNS: &[(&str, Col)] = &[
     ("qdelay_max", Col::F),
 ];
 
+/// With link changes (`[[link_changes]]`): the packets dropped because the direction was
+/// down.
+const CHANGE_COLUMNS: &[(&str, Col)] = &[("drops_down", Col::U)];
+
 /// Counters of every link direction at the end of the run (`end`).
 pub fn links_table(net: &Network, spec: &Spec, end: Time) -> Table {
     let dur = spec.sim.duration;
     let managed = net.links.iter().any(|l| l.aqm().is_some());
+    let changing = !spec.link_changes.is_empty();
     let mut columns = LINK_COLUMNS.to_vec();
     if managed {
         columns.extend_from_slice(AQM_COLUMNS);
+    }
+    if changing {
+        columns.extend_from_slice(CHANGE_COLUMNS);
     }
     let mut t = TableBuilder::with_capacity(&columns, net.links.len());
     for (i, l) in net.links.iter().enumerate() {
@@ -72,6 +80,9 @@ pub fn links_table(net: &Network, spec: &Spec, end: Time) -> Table {
             t.f("qdelay_p95", a.map_or(f64::NAN, |a| a.stats.quantile(0.95)));
             t.f("qdelay_max", a.map_or(f64::NAN, |a| a.stats.max()));
         }
+        if changing {
+            t.u("drops_down", l.changing().map_or(0, |c| c.drops_down));
+        }
     }
     t.build()
 }
@@ -83,6 +94,7 @@ pub fn links_table(net: &Network, spec: &Spec, end: Time) -> Table {
 /// written. Values and columns as [`links_table`].
 pub fn links_table_consuming(links: Vec<LinkDir>, mut spec: Spec, end: Time) -> Table {
     let dur = spec.sim.duration;
+    let changing = !spec.link_changes.is_empty();
     let rate_delay: Vec<(f64, f64)> = spec.links.iter().map(|l| (l.rate, l.delay)).collect();
     let nodes = std::mem::take(&mut spec.nodes);
     drop(spec);
@@ -94,6 +106,7 @@ pub fn links_table_consuming(links: Vec<LinkDir>, mut spec: Spec, end: Time) -> 
     let managed = links.iter().any(|l| l.aqm().is_some());
     let (mut qtype, mut marks, mut drops_aqm) = (Vec::new(), Vec::new(), Vec::new());
     let (mut qd_mean, mut qd_std, mut qd_p95, mut qd_max) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut drops_down = Vec::new();
     let mut ends = Vec::with_capacity(n);
     let (mut rate, mut delay, mut loss) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
     let (mut busy, mut util) = (Vec::with_capacity(n), Vec::with_capacity(n));
@@ -129,6 +142,9 @@ pub fn links_table_consuming(links: Vec<LinkDir>, mut spec: Spec, end: Time) -> 
             qd_p95.push(a.map_or(f64::NAN, |a| a.stats.quantile(0.95)));
             qd_max.push(a.map_or(f64::NAN, |a| a.stats.max()));
         }
+        if changing {
+            drops_down.push(l.changing().map_or(0, |c| c.drops_down));
+        }
     }
     drop(links);
     let name = |k: u32| node_names[k as usize].clone();
@@ -163,9 +179,13 @@ pub fn links_table_consuming(links: Vec<LinkDir>, mut spec: Spec, end: Time) -> 
             ("qdelay_max", Column::F64(qd_max)),
         ]);
     }
+    if changing {
+        columns.push(("drops_down", Column::U64(drops_down)));
+    }
     debug_assert!(columns.iter().map(|(n, _)| *n).eq(LINK_COLUMNS
         .iter()
         .chain(if managed { AQM_COLUMNS } else { &[] })
+        .chain(if changing { CHANGE_COLUMNS } else { &[] })
         .map(|(n, _)| *n)));
     Table {
         columns: columns.into_iter().map(|(n, c)| (n.to_string(), c)).collect(),

@@ -7,7 +7,7 @@
 //! (how many packets TCP actually keeps in flight, how many closed-loop flows complete) is
 //! bounded from the topology, as described at each term.
 use super::limits::{err, MAX_GENERATED_FLOWS};
-use super::{default_memory_limit, Discipline, GeneratorSpec, QueueSpec, Spec, SpecError};
+use super::{default_memory_limit, Discipline, GeneratorSpec, LinkSpec, QueueSpec, Spec, SpecError};
 use crate::sim::Dist;
 use std::collections::HashMap;
 
@@ -240,15 +240,32 @@ fn smallest_packet_bits(spec: &Spec) -> (f64, f64) {
     (min_packet_bits, min_any_bits)
 }
 
+/// The largest rate, delay and queue limit link `l` has over the run: its own, or one its
+/// `[[link_changes]]` set (either direction; queue 0 when none sets one).
+fn largest_over_changes(spec: &Spec, l: &LinkSpec) -> (f64, f64, u32) {
+    let mut m = (l.rate, l.delay, 0);
+    for c in &spec.link_changes {
+        if (c.a == l.a && c.b == l.b) || (c.a == l.b && c.b == l.a) {
+            m.0 = m.0.max(c.rate.unwrap_or(0.0));
+            m.1 = m.1.max(c.delay.unwrap_or(0.0));
+            m.2 = m.2.max(c.queue.unwrap_or(0));
+        }
+    }
+    m
+}
+
 /// Packets: what the queues and the wires can hold (queue + bandwidth-delay product per
-/// direction), and at most what the senders can have in flight: a window bounded by the
-/// largest such direction (beyond it TCP loses packets and backs off).
+/// direction, with the largest values link changes set), and at most what the senders can
+/// have in flight: a window bounded by the largest such direction (beyond it TCP loses
+/// packets and backs off).
 fn packets_in_network(spec: &Spec, min_packet_bits: f64) -> f64 {
     let mut capacity = 0.0;
     let mut largest_dir: f64 = 0.0;
     for l in &spec.links {
-        let bdp = l.rate * l.delay / min_packet_bits + 1.0;
+        let (rate, delay, changed_queue) = largest_over_changes(spec, l);
+        let bdp = rate * delay / min_packet_bits + 1.0;
         for q in [l.queue_ab.limit(), l.queue_ba.limit()] {
+            let q = q.max(changed_queue);
             capacity += q as f64 + bdp;
             largest_dir = largest_dir.max(q as f64 + bdp);
         }
@@ -308,8 +325,9 @@ fn captured_packets(spec: &Spec, min_any_bits: f64) -> f64 {
     if !spec.pcap.is_empty() {
         let mut rate_between: HashMap<(&str, &str), f64> = HashMap::new();
         for l in &spec.links {
-            rate_between.insert((&l.a, &l.b), l.rate);
-            rate_between.insert((&l.b, &l.a), l.rate);
+            let rate = largest_over_changes(spec, l).0;
+            rate_between.insert((&l.a, &l.b), rate);
+            rate_between.insert((&l.b, &l.a), rate);
         }
         let mut lan_rate: HashMap<&str, Vec<(usize, f64)>> = HashMap::new();
         for (k, l) in spec.lans.iter().enumerate() {
@@ -460,6 +478,26 @@ mod tests {
             .map(|l| 2.0 * (l.queue_ab.limit() as f64 + l.rate * l.delay / (1040.0 * 8.0) + 1.0))
             .sum();
         assert!(part(&e, "packets") <= capacity * PER_PACKET + 1e-6);
+    }
+
+    #[test]
+    fn link_changes_count_with_their_largest_queue_delay_and_rate() {
+        let base = json!({
+            "sim": {"duration": 100},
+            "links": [{"a": "a", "b": "b", "rate": "10Mbps", "delay": "10ms", "queue": 50}],
+            "nodes": [{"name": "a"}, {"name": "b"}],
+            "flows": [{"src": "a", "dst": "b", "count": 4}]
+        });
+        let plain = part(&estimate(&spec(base.clone())), "packets");
+        let mut changed = base.clone();
+        changed["link_changes"] = json!([{"link": "a-b", "at": 1, "queue": 500, "delay": "20ms"}]);
+        let more = part(&estimate(&spec(changed)), "packets");
+        // per direction: 50 + bdp before; 500 + twice the bdp after
+        let bdp = 10e6 * 0.01 / (1040.0 * 8.0);
+        assert!(
+            (more - plain - 2.0 * (450.0 + bdp) * PER_PACKET).abs() < 1e-6,
+            "{plain} {more}"
+        );
     }
 
     #[test]

@@ -14,6 +14,7 @@ mod handoff;
 mod instances;
 mod lan;
 pub mod limits;
+mod link_changes;
 pub mod memory;
 mod queue;
 mod shape;
@@ -33,6 +34,7 @@ pub use flows::{FlowCommon, FlowSpec};
 pub use generators::GeneratorSpec;
 pub use handoff::{HandoffEvent, HandoffSpec};
 pub use lan::LanSpec;
+pub use link_changes::LinkChangeSpec;
 pub use queue::{CodelSpec, Discipline, FqCodelSpec, QueueSpec, RedSpec};
 pub use sharing::{TcbiSpec, TemporalSpec};
 pub use sim::{default_memory_limit, SimSpec, FALLBACK_MEMORY_LIMIT};
@@ -67,6 +69,8 @@ struct RawSpec {
     generators: Vec<generators::RawGenerator>,
     #[serde(default)]
     lans: Vec<lan::RawLan>,
+    #[serde(default)]
+    link_changes: Vec<link_changes::RawLinkChange>,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -85,6 +89,9 @@ pub struct Spec {
     /// Shared-medium LANs (Ethernet-type): one channel shared by all members.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lans: Vec<LanSpec>,
+    /// Changes of link directions at given times.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub link_changes: Vec<LinkChangeSpec>,
 }
 
 /// Parse JSON text into a normalised, validated spec.
@@ -139,6 +146,7 @@ fn normalise(raw: RawSpec) -> Result<Spec, SpecError> {
     generators::check_generator_names(&generators, &flow_names)?;
 
     capture::check_pcap(&raw.pcap, &links, &lans)?;
+    let link_changes = link_changes::normalise_link_changes(&raw.link_changes, &links, &lans, sim.duration)?;
     let spec = Spec {
         sim,
         nodes,
@@ -147,8 +155,14 @@ fn normalise(raw: RawSpec) -> Result<Spec, SpecError> {
         pcap: raw.pcap,
         generators,
         lans,
+        link_changes,
     };
     topology::check_queue_drain(&spec, spec.links.len() - raw.links.len())?;
+    link_changes::check_drain(
+        &spec.link_changes,
+        &spec.links,
+        topology::largest_packet(&spec) as f64 * 8.0,
+    )?;
     sim::check_samples(&spec)?;
     Ok(spec)
 }

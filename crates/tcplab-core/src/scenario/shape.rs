@@ -30,6 +30,7 @@ const SPEC: &[(&str, Shape)] = &[
     ("pcap", ListOf(&[])),
     ("generators", ListOf(&[("tcp", Table(&[])), ("cc_params", Table(&[]))])),
     ("lans", ListOf(&[])),
+    ("link_changes", ListOf(&[])),
 ];
 
 fn kind(v: &Value) -> &'static str {

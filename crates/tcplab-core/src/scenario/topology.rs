@@ -244,7 +244,7 @@ pub(super) fn connectivity(
 }
 
 /// The largest packet any flow sends (bytes on the wire), 0 without flows.
-fn largest_packet(spec: &Spec) -> u64 {
+pub(super) fn largest_packet(spec: &Spec) -> u64 {
     let tcp = |t: &TcpSpec| (t.mss as u64 + t.header as u64).max(t.ack_size as u64);
     let flows = spec.flows.iter().map(|f| match f.packet {
         Some(p) if matches!(f.transport.as_str(), "udp" | "voip") => p as u64,

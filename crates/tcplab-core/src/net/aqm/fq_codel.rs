@@ -53,6 +53,26 @@ impl FqCodel {
         self.total as usize
     }
 
+    /// A new limit (`[[link_changes]]`): a smaller one drops nothing already queued.
+    pub fn set_limit(&mut self, limit: u32) {
+        self.limit = limit;
+    }
+
+    /// Take every queued packet, queue by queue (a link going down with `queued = "drop"`);
+    /// the queues start afresh.
+    pub fn drain(&mut self, out: &mut Vec<Item>) {
+        for fq in &mut self.queues {
+            while let Some(it) = fq.q.pop_head() {
+                out.push(it);
+            }
+            fq.list = List::None;
+            fq.deficit = 0;
+        }
+        self.new.clear();
+        self.old.clear();
+        self.total = 0;
+    }
+
     pub fn is_empty(&self) -> bool {
         self.total == 0
     }
