@@ -56,7 +56,9 @@ impl Sender {
 
     /// An ACK `ack` with TCP-HO's Bandwidth option (`kbps`) arrives. It counts only just
     /// after a timeout: in timeout recovery with the backed-off timer pending, no new ACK
-    /// since (the ACK is a duplicate of snd_una), and no option accepted since that timeout.
+    /// since, and no option accepted since that timeout. The option's own ACK may
+    /// acknowledge data (segments the host received before the outage, whose ACKs the
+    /// outage lost): snd_una moves to it, without a window increase.
     /// Accepted: the algorithm sets its windows from the bandwidth, the backed-off timer is
     /// cancelled (back-off 0) and the window is sent from snd_una at once; true is returned
     /// and the ACK needs no other handling. Ignored (with the reason in the events): false,
@@ -68,7 +70,7 @@ impl Sender {
         } else if self.state != ConnState::Established
             || self.st.phase != Phase::TimeoutRecovery
             || self.rto_deadline.is_none()
-            || ack != self.snd_una
+            || ack < self.snd_una
         {
             IGNORED_NOT_AFTER_TIMEOUT
         } else if self.ho_flag(HO_ACCEPTED) {
@@ -87,6 +89,15 @@ impl Sender {
             self.log(now, n, v);
         }
         self.log(now, "ssthresh", self.st.ssthresh);
+        if ack > self.snd_una {
+            // Data the host received before the outage, whose ACKs the outage lost.
+            if self.cfg.sack {
+                let dt = self.cfg.dupthresh;
+                self.sb().advance(ack, dt);
+            }
+            self.snd_una = ack;
+            self.snd_nxt = self.snd_nxt.max(ack);
+        }
         self.rto_deadline = None;
         self.backoff = 0;
         self.timing = None;
@@ -284,6 +295,7 @@ mod tests {
         assert!(!s.on_bandwidth_option(1500 * MS, 0, 7000, &mut out));
         assert!(out.is_empty());
         // After a new ACK the state is no longer "just after a timeout" (reason 1).
+        // (An option whose own ACK is new is tested below.)
         s.on_ack(1700 * MS, Kind::Ack, 1, 0, &mut out);
         assert_eq!(s.st.phase, Phase::SlowStart);
         assert!(!s.on_bandwidth_option(1750 * MS, 1, 7000, &mut out));
@@ -299,6 +311,24 @@ mod tests {
                 ("ho_option_ignored", IGNORED_NOT_AFTER_TIMEOUT),
             ]
         );
+    }
+
+    #[test]
+    fn the_options_own_ack_may_acknowledge_data_the_outage_did_not_report() {
+        let mut s = ho_sender(Some(1));
+        let mut out = vec![];
+        s.on_timeout(400 * MS, &mut out);
+        out.clear();
+        // the host had segments 0..3; their ACKs were lost: the option acknowledges 3
+        assert!(s.on_bandwidth_option(600 * MS, 3, 7000, &mut out));
+        assert_eq!(s.snd_una, 3);
+        assert_eq!(data(&out), vec![3], "the window (cwnd 1) from the new snd_una");
+        assert_eq!(s.st.cwnd, 1.0, "no increase for that ACK");
+        // an old ACK number is no notification after this timeout
+        let mut s = ho_sender(Some(1));
+        s.on_timeout(400 * MS, &mut out);
+        s.snd_una = 2;
+        assert!(!s.on_bandwidth_option(600 * MS, 1, 7000, &mut out));
     }
 
     #[test]
