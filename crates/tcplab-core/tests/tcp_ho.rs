@@ -15,7 +15,11 @@
 //! RTO pending at reconnection, exactly); slow start from cwnd 1 with ssthresh 2; on D-VH
 //! over-shooting (buffer overflow after reconnection). For TCP-HO: the notification is
 //! accepted just after a timeout and the retransmission leaves as it arrives; ssthresh =
-//! bw × sr_old; HO-ADJUST for at most 4 samples; more data delivered after reconnection.
+//! bw × sr_old; HO-ADJUST entered once and left (after its samples or at a loss); more data
+//! delivered after reconnection (on the simulator, for L-HH and U-VH: see the H-HH note).
+//!
+//! The second half runs the same four types as scenarios on the simulator itself, with
+//! `[[link_changes]]` for the outage and the flow's `handoffs` for the notification.
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use tcplab_core::cc;
