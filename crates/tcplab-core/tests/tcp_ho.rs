@@ -720,3 +720,45 @@ fn scenario_d_vh_with_link_changes() {
         ho5.data_drops().1
     );
 }
+
+#[test]
+fn scenario_freeze_tcp_and_the_variants_with_link_changes() {
+    // U-VH, 20 -> 22.5 s. Freeze-TCP: the zero window one srtt before the disconnection,
+    // persist mode across the outage without a timeout, the frozen cwnd on reopening.
+    let fr = scenario_run("freeze_tcp", WCDMA, WLAN, 20.0, 22.5, 30.0);
+    let (zwa, enter, exit) = (
+        fr.events("zwa_sent"),
+        fr.events("persist_enter"),
+        fr.events("persist_exit"),
+    );
+    assert_eq!((zwa.len(), enter.len(), exit.len()), (1, 1, 1));
+    assert!(
+        zwa[0].0 < 20.0 && enter[0].0 < 20.0 && exit[0].0 > 22.5,
+        "{zwa:?} {enter:?} {exit:?}"
+    );
+    assert_eq!(enter[0].1, exit[0].1, "cwnd frozen");
+    assert!(!fr.events("timeout").iter().any(|e| e.0 > enter[0].0 && e.0 < exit[0].0));
+    let nr = scenario_run("newreno", WCDMA, WLAN, 20.0, 22.5, 30.0);
+    assert!(delivered(&fr) > delivered(&nr));
+    // TCP-HO-Immediate: accepted, ssthresh left as the timeout set it; TCP-HO-Aggressive:
+    // cwnd = ssthresh = bw × srtt_old.
+    let im = scenario_run("tcp_ho_immediate", WCDMA, WLAN, 20.0, 22.5, 30.0);
+    assert_eq!(im.events("ho_option_accepted").len(), 1);
+    assert!(im.events("ho_adjust_enter").is_empty());
+    let ag = scenario_run("tcp_ho_aggressive", WCDMA, WLAN, 20.0, 22.5, 30.0);
+    let acc = ag.events("ho_option_accepted");
+    assert_eq!(acc.len(), 1);
+    let ss = ag.events("ssthresh");
+    let at = ss
+        .iter()
+        .find(|e| e.0 == acc[0].0)
+        .expect("ssthresh logged at acceptance");
+    assert!((at.1 - 7e6 / 8.0 * ag.srtt_in_outage() / 1000.0).abs() < 1e-6);
+    println!(
+        "U-VH goodput over 30 s: NewReno {:.0}, Freeze-TCP {:.0}, TCP-HO-Immediate {:.0}, TCP-HO-Aggressive {:.0} b/s",
+        delivered(&nr),
+        delivered(&fr),
+        delivered(&im),
+        delivered(&ag)
+    );
+}
