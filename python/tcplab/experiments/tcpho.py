@@ -14,6 +14,9 @@ exact (a deterministic model has no replications). Readings of the claims, chose
 """
 from __future__ import annotations
 
+import numpy as np
+import pandas as pd
+
 from tcplab import plots
 from tcplab.experiments import Analysis, Figure, Plan, Table, experiment
 from tcplab.models import handoff as ho
@@ -67,3 +70,206 @@ def analyse_estimation_error(steps: int) -> Analysis:
                       note="Computed from the model; the thesis's figure has no surviving numbers.")],
         figures=[Figure("fig_2_15", "Fig. 2.15 from the model", fig)],
         findings=estimation_claims(t))
+
+
+# =============================================================================================
+# The testbed experiments of §2.6 on simulated mobility (tcplab.mobility)
+#
+# Readings common to the testbed experiments (chosen here; see also tcplab.mobility):
+# - the testbed of Fig. 2.6 as mobility.testbed: 10 Mb/s WAN with a 20-packet queue and the given
+#   one-way delay, one NewReno cross flow across the WAN, web background from 10 closed-loop
+#   users (the `closed` generator with SURGE-like Pareto sizes and think times; the PackMime
+#   generator was not on main when this was written), a wireless last hop driven by the mobility
+#   schedule; 1500-byte packets; min RTO 1 s (FreeBSD 5.4);
+# - replication i of every protocol uses the same mobility schedule and simulator seed, so the
+#   protocols are compared paired, run by run: the gain of a protocol is mean over runs of its
+#   throughput / NewReno's in the same run, minus 1;
+# - "about +g" is read as a gain within g ± 25 % of g; "unaffected" as the cross flow's
+#   throughput within ±10 % of its throughput beside NewReno; "hurts" as below it.
+
+from tcplab import mobility as mo  # noqa: E402
+from tcplab.experiments import Run, paper_values  # noqa: E402
+from tcplab.stats import ci_cols  # noqa: E402
+from tcplab.verdicts import above, all_of, below, close, greater, within  # noqa: E402
+
+PROTOCOLS = ("newreno", "freeze_tcp", "tcp_ho", "tcp_ho_immediate", "tcp_ho_aggressive")
+LABEL = {"newreno": "NewReno", "freeze_tcp": "Freeze-TCP", "tcp_ho": "TCP-HO",
+         "tcp_ho_immediate": "HO-Immediate", "tcp_ho_aggressive": "HO-Aggressive"}
+MOBILITY = ("wcdma", "wlan", "wcdma_wlan")
+MOBILITY_LABEL = {"wcdma": "WCDMA", "wlan": "WLAN", "wcdma_wlan": "WCDMA&WLAN"}
+TESTBED_SIZES = {
+    # quick: short sessions, two WAN delays, 3 runs (about 1 min on 2 cores)
+    "quick": {"delays_ms": (20, 100), "runs": 3, "duration": {"wcdma": 150.0, "wlan": 90.0, "wcdma_wlan": 90.0}},
+    "full": {"delays_ms": (10, 20, 50, 100), "runs": 10, "duration": {m: None for m in MOBILITY}},
+}
+
+
+def testbed_runs(size: str, protocols=PROTOCOLS, bandwidth_error: float = 0.0, seed_base: int = 0) -> list[Run]:
+    z = TESTBED_SIZES[size]
+    runs = []
+    for k, name in enumerate(MOBILITY):
+        for d in z["delays_ms"]:
+            for i in range(z["runs"]):
+                seed = seed_base + 1000 * k + i + 1
+                m = mo.generate(name, seed=seed, duration=z["duration"][name], wan_delay=d / 1000)
+                kinds = m.kinds()
+                for cc in protocols:
+                    spec = mo.testbed(m, cc, bandwidth_error=bandwidth_error)
+                    runs.append(Run({"mobility": name, "wan_delay_ms": d, "cc": cc, "run": i, "handoffs": len(m.handoffs),
+                                     **{f"n {kk}": v for kk, v in kinds.items()}}, spec, seed))
+    return runs
+
+
+def testbed_frame(done) -> pd.DataFrame:
+    rows = []
+    for r in done:
+        f = r.results.flows
+        rows.append({**r.params, "seed": r.seed, "test_bps": float(f.goodput_bps.iloc[0]),
+                     "cross_bps": float(f.goodput_bps.iloc[1])})
+    df = pd.DataFrame(rows)
+    base = df[df.cc == "newreno"].set_index(["mobility", "wan_delay_ms", "run"])
+    key = list(zip(df.mobility, df.wan_delay_ms, df.run))
+    df["test / NewReno"] = [r / base.test_bps.get(k, np.nan) for r, k in zip(df.test_bps, key)]
+    df["cross / beside NewReno"] = [r / base.cross_bps.get(k, np.nan) for r, k in zip(df.cross_bps, key)]
+    return df
+
+
+def testbed_table(df: pd.DataFrame) -> pd.DataFrame:
+    rows = []
+    for (name, d, cc), g in df.groupby(["mobility", "wan_delay_ms", "cc"], sort=False):
+        rows.append({"mobility": MOBILITY_LABEL[name], "WAN delay (ms)": d, "protocol": LABEL[cc], "runs": len(g),
+                     "handoffs (mean)": g.handoffs.mean(),
+                     **ci_cols(g.test_bps / 1e3, "test flow (kb/s)"), **ci_cols(g.cross_bps / 1e6, "cross flow (Mb/s)"),
+                     **ci_cols(g["test / NewReno"] - 1, "gain over NewReno"),
+                     **ci_cols(g["cross / beside NewReno"], "cross / beside NewReno")})
+    return pd.DataFrame(rows).round(4)
+
+
+def _paper_gain(name: str, cc: str, paper: dict) -> str:
+    p = paper.get(name, {})
+    if cc in p.get("gain_range", {}):
+        lo, hi = p["gain_range"][cc]
+        return f"+{lo:.0%} to +{hi:.0%}"
+    if cc in p.get("gain_about", {}):
+        return f"about +{p['gain_about'][cc]:.0%}"
+    return ""
+
+
+def testbed_claims(df: pd.DataFrame, paper: dict, scenarios=MOBILITY) -> list[str]:
+    out = []
+    for name in scenarios:
+        g = df[df.mobility == name]
+        if g.empty:
+            continue
+        p, lab = paper.get(name, {}), MOBILITY_LABEL[name]
+        ratio = {cc: g[g.cc == cc].sort_values(["wan_delay_ms", "run"])["test / NewReno"].to_numpy() for cc in PROTOCOLS}
+        cross = {cc: g[g.cc == cc].sort_values(["wan_delay_ms", "run"])["cross / beside NewReno"].to_numpy()
+                 for cc in PROTOCOLS}
+        test = {cc: g[g.cc == cc].sort_values(["wan_delay_ms", "run"]).test_bps.to_numpy() for cc in PROTOCOLS}
+        for cc, (lo, hi) in p.get("gain_range", {}).items():
+            out.append(str(within(ratio[cc], 1 + (lo + hi) / 2, (hi - lo) / 2,
+                                  f"{lab}: {LABEL[cc]} gains +{lo:.0%} to +{hi:.0%} over NewReno "
+                                  f"(per-run throughput ratio, all WAN delays)", relative=False)))
+        for cc, gain in p.get("gain_about", {}).items():
+            out.append(str(within(ratio[cc], 1 + gain, 0.25 * gain,
+                                  f"{lab}: {LABEL[cc]} gains about +{gain:.0%} over NewReno (read: ±25 % of the gain)",
+                                  relative=False)))
+        if p.get("tcp_ho_highest"):
+            out.append(str(all_of([greater(test["tcp_ho"], test[cc], f"{LABEL[cc]}", paired=True)
+                                   for cc in PROTOCOLS if cc != "tcp_ho"],
+                                  f"{lab}: TCP-HO has the highest throughput (paired over runs, against each other)")))
+        if p.get("aggressive_below_newreno"):
+            out.append(str(below(ratio["tcp_ho_aggressive"], 1.0,
+                                 f"{lab}: HO-Aggressive is below NewReno", "throughput ratio to NewReno")))
+        if p.get("freeze_hurts_cross"):
+            out.append(str(below(cross["freeze_tcp"], 1.0, f"{lab}: Freeze-TCP hurts the cross traffic",
+                                 "cross flow's throughput ratio to its throughput beside NewReno")))
+        if p.get("cross_unaffected"):
+            out.append(str(all_of([within(cross[cc], 1.0, 0.1, LABEL[cc], relative=False)
+                                   for cc in PROTOCOLS if cc != "newreno" and len(cross[cc])],
+                                  f"{lab}: the cross traffic is unaffected by any variant (within ±10 % of beside NewReno)")))
+    return out
+
+
+def testbed_figure(df: pd.DataFrame, title: str):
+    t = df.groupby(["mobility", "wan_delay_ms", "cc"], sort=False).test_bps.mean().reset_index()
+    names = [m for m in MOBILITY if m in set(t.mobility)]
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, len(names), figsize=(4.5 * len(names), 3.8), squeeze=False)
+    for ax, name in zip(axes[0], names):
+        g = t[t.mobility == name]
+        delays = sorted(set(g.wan_delay_ms))
+        ccs = [c for c in PROTOCOLS if c in set(g.cc)]
+        w = 0.8 / len(ccs)
+        for j, cc in enumerate(ccs):
+            v = [g[(g.cc == cc) & (g.wan_delay_ms == d)].test_bps.mean() / 1e3 for d in delays]
+            ax.bar(np.arange(len(delays)) + j * w, v, w, label=LABEL[cc])
+        ax.set_xticks(np.arange(len(delays)) + 0.4 - w / 2, [f"{d} ms" for d in delays])
+        ax.set_title(MOBILITY_LABEL[name])
+        ax.set_xlabel("WAN one-way delay")
+        ax.set_ylabel("flow under test (kb/s)")
+    axes[0][0].legend(fontsize="small")
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def _testbed_parameters(size: str, bandwidth_error: float) -> dict:
+    z = TESTBED_SIZES[size]
+    return {"mobility": list(MOBILITY), "WAN delays (ms)": list(z["delays_ms"]), "runs": z["runs"],
+            "duration (s)": {k: v or mo.SCENARIOS[k]["duration"] for k, v in z["duration"].items()},
+            "WAN": "10 Mb/s, 20 packets", "wireless buffer": mo.QUEUE, "web users": 10,
+            "bandwidth error": bandwidth_error, "classes": f"VH ratio {mo.VH_RATIO}, high BDP {mo.HIGH_BDP} segments"}
+
+
+@experiment("tcpho_testbed", "Throughput of NewReno, Freeze-TCP, TCP-HO, HO-Immediate and HO-Aggressive on the "
+            "thesis's three mobility scenarios × four WAN delays, with a cross flow and web background (§2.6.1)", THESIS)
+def tcpho_testbed(size: str) -> Plan:
+    return Plan(testbed_runs(size), analyse_testbed, _testbed_parameters(size, 0.0))
+
+
+def analyse_testbed(done) -> Analysis:
+    df = testbed_frame(done)
+    paper = paper_values("thesis_ch2")
+    t = testbed_table(df)
+    t["paper: gain"] = [_paper_gain(n, cc, paper) for n, cc in
+                        zip(t.mobility.map({v: k for k, v in MOBILITY_LABEL.items()}), t.protocol.map({v: k for k, v in LABEL.items()}))]
+    return Analysis(tables=[Table("testbed", "Mean throughput with 95 % CIs (flow under test and cross flow)", t,
+                                  paper="thesis ch. 2, §2.6.1 (text)")],
+                    figures=[Figure("throughput", "Flow under test by protocol",
+                                    testbed_figure(df, "Throughput of the flow under test (§2.6.1)"))],
+                    findings=testbed_claims(df, paper))
+
+
+@experiment("tcpho_estimation_error_sim", "TCP-HO against NewReno on the three mobility scenarios with the "
+            "bandwidth reported within ±15 % of the emulated one (§2.6.3)", THESIS)
+def tcpho_estimation_error_sim(size: str) -> Plan:
+    e = paper_values("thesis_ch2")["estimation_error"]["bandwidth_error"]
+    # §2.6.3 re-runs with new seeds: another seed base than tcpho_testbed's
+    return Plan(testbed_runs(size, ("newreno", "tcp_ho"), bandwidth_error=e, seed_base=100_000),
+                analyse_estimation_error_sim, _testbed_parameters(size, e))
+
+
+def analyse_estimation_error_sim(done) -> Analysis:
+    df = testbed_frame(done)
+    paper = paper_values("thesis_ch2")
+    lo, hi = paper["estimation_error"]["gain_range"]["tcp_ho"]
+    t = testbed_table(df)
+    t["paper: gain"] = np.where(t.protocol == "TCP-HO", f"+{lo:.0%} to +{hi:.0%}", "")
+    findings = []
+    for name in MOBILITY:
+        g = df[df.mobility == name]
+        if g.empty:
+            continue
+        ho = g[g.cc == "tcp_ho"]
+        findings.append(str(within(ho["test / NewReno"], 1 + (lo + hi) / 2, (hi - lo) / 2,
+                                   f"{MOBILITY_LABEL[name]}, ±15 % error: TCP-HO still gains +{lo:.0%} to +{hi:.0%} "
+                                   f"over NewReno", relative=False)))
+        findings.append(str(above(ho["cross / beside NewReno"], 0.9,
+                                  f"{MOBILITY_LABEL[name]}, ±15 % error: the cross traffic is not hurt (above 90 % "
+                                  f"of beside NewReno)", "cross flow's throughput ratio")))
+    return Analysis(tables=[Table("estimation_error_sim", "TCP-HO vs NewReno with ±15 % bandwidth error", t,
+                                  paper="thesis ch. 2, §2.6.3 (text)")],
+                    figures=[Figure("throughput", "Flow under test with ±15 % error",
+                                    testbed_figure(df, "±15 % bandwidth error (§2.6.3)"))],
+                    findings=findings)
