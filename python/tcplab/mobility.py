@@ -253,3 +253,17 @@ def testbed(m: Mobility, cc: str, wan_delay: float | None = None, cross: bool = 
     if pcap:
         spec["pcap"] = [{"a": "server", "b": "r1", "at": "entry"}, {"a": "r1", "b": "server"}]
     return spec
+
+
+def scripted(cells: list[tuple[str, int, float, float]], wan_delay: float = 0.05, mss: int = 1500,
+             name: str = "scripted") -> Mobility:
+    """A hand-written sequence: each cell as (technology, users, dwell s, outage s after it; the
+    last cell's outage is ignored). Rates and delays as in the generated scenarios."""
+    out, handoffs, t = [], [], 0.0
+    for i, (tech, users, dwell, outage) in enumerate(cells):
+        rate = WCDMA_RATE if tech == WCDMA else WLAN_SHARED / users
+        out.append(Cell(tech, t, t + dwell, rate, DELAY[tech], users))
+        t += dwell + (outage if i + 1 < len(cells) else 0.0)
+    for a, b in zip(out, out[1:]):
+        handoffs.append(Handoff(a.end, b.start, a, b, classify(a, b, wan_delay, mss)))
+    return Mobility(name, 0, out[-1].end, wan_delay, mss, out, handoffs)

@@ -373,3 +373,58 @@ def analyse_immediate_gain(done) -> Analysis:
     return Analysis(tables=[Table("immediate_gain", "Gain of immediate transmission per draw", out),
                             Table("immediate_gain_summary", "Mean gain", summary, paper="thesis ch. 2, §2.1")],
                     figures=[Figure("immediate_gain", "Gain of immediate transmission", fig)], findings=findings)
+
+
+# =============================================================================================
+# tcpho_fig_2_4: the time-sequence plot of NewReno against TCP-HO across the four handoff types
+
+#: Fig. 2.4's parameters are unstated: WCDMA, then another WCDMA cell (L-HH), a WLAN hotspot with
+#: one user (U-VH), a neighbouring WLAN cell with two users (H-HH), WCDMA again (D-VH); WAN 50 ms.
+FIG_2_4_CELLS = [(mo.WCDMA, 10, 20.0, 3.0), (mo.WCDMA, 10, 17.0, 5.0), (mo.WLAN, 1, 15.0, 10.0),
+                 (mo.WLAN, 2, 15.0, 5.0), (mo.WCDMA, 10, 20.0, 0.0)]
+FIG_2_4_WAN = 0.05
+
+
+@experiment("tcpho_fig_2_4", "Time–sequence plot of NewReno against TCP-HO across L-HH, U-VH, H-HH and D-VH "
+            "handoffs (Fig. 2.4, illustrative scenario)", THESIS)
+def tcpho_fig_2_4(size: str) -> Plan:
+    m = mo.scripted(FIG_2_4_CELLS, FIG_2_4_WAN)
+    runs = [Run({"cc": cc}, mo.testbed(m, cc, cross=False, web_users=0, sample_interval=0.05, pcap=True), 1)
+            for cc in ("newreno", "tcp_ho")]
+    return Plan(runs, analyse_fig_2_4, {"cells (tech, users, dwell s, outage s)": [list(c) for c in FIG_2_4_CELLS],
+                                        "handoffs": [h.kind for h in m.handoffs], "WAN delay (s)": FIG_2_4_WAN})
+
+
+def analyse_fig_2_4(done) -> Analysis:
+    import matplotlib.pyplot as plt
+    m = mo.scripted(FIG_2_4_CELLS, FIG_2_4_WAN)
+    fig, axes = plt.subplots(2, 1, figsize=(10, 8), sharex=True)
+    rows = []
+    by = {r.params["cc"]: r for r in done}
+    for ax, cc in zip(axes, ("newreno", "tcp_ho")):
+        res = by[cc].results
+        plots.time_sequence(res, 0, ax=ax, label=LABEL[cc])
+        ax.set_title(LABEL[cc])
+        ax.set_ylabel("segment number")
+        sent = plots.time_sequence_data(res, 0)["sent"]
+        for h in m.handoffs:
+            ax.axvspan(h.disconnect, h.at, color="orange", alpha=0.2)
+            ax.text((h.disconnect + h.at) / 2, 0, h.kind, fontsize=7, ha="center", va="bottom")
+            after = sent[sent.time >= h.at]
+            nxt = m.cells[m.cells.index(h.new) + 1].start if h.new is not m.cells[-1] else m.duration
+            inside = sent[(sent.time >= h.at) & (sent.time < nxt)]
+            rows.append({"handoff": h.kind, "down (s)": h.disconnect, "up (s)": h.at, "protocol": LABEL[cc],
+                         "first segment after reconnection (s)": round(float(after.time.min()) - h.at, 3)
+                         if len(after) else np.nan,
+                         "segments sent in the new cell": len(inside)})
+    axes[1].set_xlabel("time (s)")
+    fig.tight_layout()
+    t = pd.DataFrame(rows)
+    piv = t.pivot_table(index="handoff", columns="protocol", values="segments sent in the new cell")
+    findings = [str(deterministic(bool(piv.loc[k, "TCP-HO"] >= piv.loc[k, "NewReno"]),
+                                  f"{k}: TCP-HO sends at least as many segments as NewReno in the new cell",
+                                  f"one run, seed 1: {piv.loc[k, 'TCP-HO']:.0f} vs {piv.loc[k, 'NewReno']:.0f}"))
+                for k in piv.index]
+    return Analysis(tables=[Table("handoffs", "Resumption and segments sent after each handoff", t)],
+                    figures=[Figure("fig_2_4", "Time–sequence plot, NewReno against TCP-HO (Fig. 2.4)", fig)],
+                    findings=findings)
