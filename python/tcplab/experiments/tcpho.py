@@ -1,5 +1,9 @@
 """TCP-HO and handoffs (thesis of Wu Xiuchao, chapter 2).
 
+``tcpho_fig_2_4``, ``tcpho_immediate_gain``, ``tcpho_testbed`` and ``tcpho_estimation_error_sim``
+run the simulated testbed (:mod:`tcplab.mobility`); their readings are written above each one
+below and in docs/tcp-ho.md.
+
 ``tcpho_estimation_error``: Fig. 2.15 from the model of §2.6.2 (eqs. 2.1 and 2.2,
 :mod:`tcplab.models.handoff`): how many segments more than TCP TCP-HO sends until the new link is
 well used, when the mobile host's bandwidth estimate has a normal error of σ = 5 … 50 % of the
@@ -17,10 +21,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+import tcplab
+from tcplab import mobility as mo
 from tcplab import plots
-from tcplab.experiments import Analysis, Figure, Plan, Table, experiment
+from tcplab.experiments import Analysis, Figure, Plan, Run, Table, experiment, paper_values
 from tcplab.models import handoff as ho
-from tcplab.verdicts import deterministic
+from tcplab.stats import ci_cols
+from tcplab.verdicts import above, all_of, below, close, deterministic, greater, within
 
 THESIS = "thesis of Wu Xiuchao, chapter 2 (TCP-HO)"
 MODEL_RULE = "eqs. 2.1/2.2, midpoint rule from 1e-9; deterministic, every σ"
@@ -87,10 +94,6 @@ def analyse_estimation_error(steps: int) -> Analysis:
 # - "about +g" is read as a gain within g ± 25 % of g; "unaffected" as the cross flow's
 #   throughput within ±10 % of its throughput beside NewReno; "hurts" as below it.
 
-from tcplab import mobility as mo  # noqa: E402
-from tcplab.experiments import Run, paper_values  # noqa: E402
-from tcplab.stats import ci_cols  # noqa: E402
-from tcplab.verdicts import above, all_of, below, close, greater, within  # noqa: E402
 
 PROTOCOLS = ("newreno", "freeze_tcp", "tcp_ho", "tcp_ho_immediate", "tcp_ho_aggressive")
 LABEL = {"newreno": "NewReno", "freeze_tcp": "Freeze-TCP", "tcp_ho": "TCP-HO",
@@ -300,8 +303,7 @@ def timer_origin() -> tuple[float, float]:
     """(origin, rto): when NewReno's retransmission timer last started before the outage and the
     RTO it runs with, from a run whose outage does not end (expiries at origin + rto, 3 rto,
     7 rto, …). The thesis's timeline counts the disconnection from there."""
-    import tcplab as t
-    r = t.run(immediate_scenario("newreno", 190.0, 1.0), seed=1)
+    r = tcplab.run(immediate_scenario("newreno", 190.0, 1.0), seed=1)
     e = r.events
     exp = e[(e.event == "timeout") & (e.time > IMM_DOWN)].time.to_numpy()
     rto = exp[1] - exp[0]
@@ -309,7 +311,6 @@ def timer_origin() -> tuple[float, float]:
     return float(exp[0] - rto), float(rto)
 
 
-import tcplab  # noqa: E402
 
 
 @experiment("tcpho_immediate_gain", "Immediate transmission (TCP-HO-Immediate) against NewReno's backed-off "
