@@ -151,7 +151,7 @@ impl World {
             links,
             fts,
             lts,
-            observe::events_table(&mut c.tcp.flows, &mut c.traffic.cbr),
+            observe::events_table(&mut c.tcp.flows, &mut c.traffic.cbr, &mut c.traffic.generators),
         )
     }
 
@@ -164,7 +164,7 @@ impl World {
         let World { spec, k, mut c, .. } = self;
         let end = k.end;
         drop(k);
-        let events = observe::events_table(&mut c.tcp.flows, &mut c.traffic.cbr);
+        let events = observe::events_table(&mut c.tcp.flows, &mut c.traffic.cbr, &mut c.traffic.generators);
         let (flow_ts, link_ts) = c.obs.series.take_tables();
         let pcaps = c.obs.capture.take();
         drop(c.obs);

@@ -5,7 +5,7 @@ use crate::api::Table;
 use crate::share::Sharing;
 use crate::sim::to_secs;
 use crate::tcp::{Flow, FlowTable};
-use crate::traffic::{Cbr, Traffic};
+use crate::traffic::{Cbr, Generators, RequestRecord, Traffic};
 use std::sync::Arc;
 
 const FLOW_COLUMNS: &[(&str, Col)] = &[
@@ -252,10 +252,12 @@ fn control_block_columns(t: &mut TableBuilder, f: &Flow, tcbi: &Sharing) {
 /// `datagram_delay` event per datagram received (time of arrival, one-way delay in
 /// seconds). The events are moved out of the senders and sources, so that a run with many
 /// events does not hold them twice while its table is built.
-pub fn events_table(flows: &mut FlowTable, cbr: &mut Cbr) -> Table {
+pub fn events_table(flows: &mut FlowTable, cbr: &mut Cbr, generators: &mut Generators) -> Table {
     let ids: Vec<usize> = flows.iter().map(|(i, _)| i).collect();
     let traced = |i: usize| cbr.get(i).and_then(|c| c.trace.as_ref()).map_or(0, |t| t.rows.len());
-    let rows = flows.iter().map(|(i, f)| f.sender.events.len() + traced(i)).sum();
+    let rows: usize = flows.iter().map(|(i, f)| f.sender.events.len() + traced(i)).sum();
+    let logs: Vec<Vec<RequestRecord>> = generators.list.iter_mut().map(|g| g.model.take_request_log()).collect();
+    let rows = rows + logs.iter().map(|l| 3 * l.len()).sum::<usize>();
     let mut t = TableBuilder::with_capacity(EVENT_COLUMNS, rows);
     for i in ids {
         for e in std::mem::take(&mut flows[i].sender.events) {
@@ -269,6 +271,25 @@ pub fn events_table(flows: &mut FlowTable, cbr: &mut Cbr) -> Table {
             t.u("flow", i as u64);
             t.s("event", "datagram_delay");
             t.f("value", to_secs(delay));
+        }
+    }
+    // Per request of a packmime generator with `log_requests` (`flow` is the connection's
+    // number): at the request's start its size and its response's size, and at the
+    // response's arrival the response time.
+    for r in logs.into_iter().flatten() {
+        t.f("time", to_secs(r.sent));
+        t.u("flow", r.connection);
+        t.s("event", "web_request_bytes");
+        t.f("value", r.request as f64);
+        t.f("time", to_secs(r.sent));
+        t.u("flow", r.connection);
+        t.s("event", "web_response_bytes");
+        t.f("value", r.response as f64);
+        if let Some(done) = r.done {
+            t.f("time", to_secs(done));
+            t.u("flow", r.connection);
+            t.s("event", "web_response_time");
+            t.f("value", to_secs(done - r.sent));
         }
     }
     t.build()

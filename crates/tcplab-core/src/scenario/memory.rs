@@ -93,10 +93,21 @@ fn active_time(g: &GeneratorSpec, duration: f64) -> f64 {
     (g.stop.unwrap_or(duration).min(duration) - g.start).max(0.0)
 }
 
+/// The flows of one PackMime-HTTP connection on average: a request and a response per
+/// exchange, 1.2 exchanges per connection (0.91 × 1 + 0.09 × 3.19 objects of a persistent
+/// connection, from the model's page and object counts; checked in `traffic::packmime`).
+pub const PACKMIME_FLOWS_PER_CONNECTION: f64 = 2.4;
+
 /// The flows a Poisson generator is expected to create: rate x active time, at most
-/// `max_flows` (0 for other kinds).
+/// `max_flows` (0 for other kinds); for packmime, rate x active time x the flows of a
+/// connection.
 pub fn poisson_flows(g: &GeneratorSpec, duration: f64) -> f64 {
-    let n = g.rate.unwrap_or(0.0) * active_time(g, duration);
+    let per_arrival = if g.kind == "packmime" {
+        PACKMIME_FLOWS_PER_CONNECTION
+    } else {
+        1.0
+    };
+    let n = g.rate.unwrap_or(0.0) * active_time(g, duration) * per_arrival;
     n.min(g.max_flows.map_or(f64::INFINITY, |m| m as f64))
 }
 
@@ -105,13 +116,14 @@ pub fn poisson_flows(g: &GeneratorSpec, duration: f64) -> f64 {
 /// over the shortest link delay plus the mean size sent at the fastest rate). Both capped
 /// by `max_flows` and by MAX_GENERATED_FLOWS.
 pub fn generated_flows(g: &GeneratorSpec, duration: f64, min_delay: f64, max_rate: f64) -> f64 {
-    if g.kind == "poisson" {
+    if g.kind == "poisson" || g.kind == "packmime" {
         return poisson_flows(g, duration).min(MAX_GENERATED_FLOWS);
     }
     let active = active_time(g, duration);
+    let size = g.size.as_ref().map_or(1.0, typical);
     let segments = match g.size_unit.as_str() {
-        "bytes" => typical(&g.size) / g.tcp.mss as f64,
-        _ => typical(&g.size),
+        "bytes" => size / g.tcp.mss as f64,
+        _ => size,
     }
     .max(1.0);
     let flow_time = 2.0 * min_delay + segments * (g.tcp.mss + g.tcp.header) as f64 * 8.0 / max_rate;
