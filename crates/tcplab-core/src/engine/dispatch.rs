@@ -124,8 +124,13 @@ impl Components {
                         .expect("generator spec validated");
                     self.tcp.start(now, f, &mut env!(self, k));
                 }
-                Step::Send { bytes, route, tag } => {
-                    let (spec, route) = self.traffic.generators.next_transfer(now, g, bytes, route);
+                Step::Send {
+                    bytes,
+                    route,
+                    tag,
+                    opens,
+                } => {
+                    let (spec, route) = self.traffic.generators.next_transfer(now, g, bytes, route, opens);
                     let f = self
                         .tcp
                         .open(spec, route, Some(g), &mut self.net, &mut self.share)

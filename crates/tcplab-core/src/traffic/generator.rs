@@ -126,8 +126,9 @@ impl Generators {
     }
 
     /// The spec of a transfer of exactly `bytes` bytes of generator `g` on its route number
-    /// `route`, opened at `now`, and the network route: ⌈bytes/mss⌉ segments of equal size.
-    pub fn next_transfer(&mut self, now: Time, g: u32, bytes: u64, route: u32) -> (Arc<FlowSpec>, u32) {
+    /// `route`, opened at `now`, and the network route: ⌈bytes/mss⌉ segments of equal size;
+    /// the handshake only if the transfer `opens` its connection.
+    pub fn next_transfer(&mut self, now: Time, g: u32, bytes: u64, route: u32, opens: bool) -> (Arc<FlowSpec>, u32) {
         let gen = &self.list[g as usize];
         let web = gen
             .spec
@@ -140,6 +141,7 @@ impl Generators {
         let server = web.servers[(pair % servers) as usize].clone();
         let ends = if response { (server, client) } else { (client, server) };
         let mut tcp = gen.spec.tcp.clone();
+        tcp.handshake &= opens;
         let bytes = bytes.max(1);
         let segments = bytes.div_ceil(tcp.mss as u64);
         tcp.mss = bytes.div_ceil(segments) as u32;

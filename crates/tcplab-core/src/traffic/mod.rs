@@ -100,8 +100,14 @@ pub enum Step {
     /// Open a transfer of this many segments now.
     Open(u64),
     /// Open a transfer of exactly this many bytes now, on the generator's route of this
-    /// index, tagged (its arrival is reported to the model with the tag).
-    Send { bytes: u64, route: u32, tag: u32 },
+    /// index, tagged (its arrival is reported to the model with the tag). Only a transfer
+    /// that `opens` its connection makes the handshake (when the generator's `tcp` has one).
+    Send {
+        bytes: u64,
+        route: u32,
+        tag: u32,
+        opens: bool,
+    },
 }
 
 /// The steps of one wake-up, in order.
@@ -119,8 +125,13 @@ impl Plan {
         self.steps.push(Step::Open(segments));
     }
 
-    pub fn send(&mut self, bytes: u64, route: u32, tag: u32) {
-        self.steps.push(Step::Send { bytes, route, tag });
+    pub fn send(&mut self, bytes: u64, route: u32, tag: u32, opens: bool) {
+        self.steps.push(Step::Send {
+            bytes,
+            route,
+            tag,
+            opens,
+        });
     }
 
     /// Open a transfer whose size is drawn from the generator's `size` distribution (in its

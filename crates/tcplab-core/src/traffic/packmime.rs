@@ -48,7 +48,9 @@
 //!   connection, and so do we;
 //! - every transfer is its own TCP flow (one per request, one per response): the sender has
 //!   no way to be handed more data once it completed, so a persistent connection does not
-//!   carry its window, RTT estimate or handshake over from one object to the next. Each
+//!   carry its window or RTT estimate over from one object to the next, and a response
+//!   starts from the initial window of a fresh sender. With `tcp.handshake`, only a
+//!   connection's first request makes the handshake (the connection is then open). Each
 //!   flow carries exactly its bytes: a transfer of b bytes is ⌈b/mss⌉ segments of equal size
 //!   ⌈b/segments⌉ (a TCP stack would send full segments and one short one: same packet
 //!   count, payload within one byte per segment);
@@ -500,6 +502,8 @@ pub struct RequestRecord {
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Phase {
+    /// Opened, its first request not yet sent.
+    New,
     Request,
     ServerDelay,
     Response,
@@ -594,7 +598,7 @@ impl PackMime {
         let conn = Conn {
             id: self.stats.connections - 1,
             pair: client * self.servers + server,
-            phase: Phase::Request,
+            phase: Phase::New,
             request,
             response,
             first_response: response,
@@ -618,6 +622,7 @@ impl PackMime {
         let Some(c) = self.conns[slot as usize].as_mut() else {
             return;
         };
+        let opens = c.phase == Phase::New;
         c.phase = Phase::Request;
         c.sent = now;
         self.stats.requests += 1;
@@ -631,7 +636,7 @@ impl PackMime {
                 done: None,
             });
         }
-        plan.send(c.request, 2 * c.pair, slot);
+        plan.send(c.request, 2 * c.pair, slot, opens);
     }
 
     /// The request of connection `slot` has fully arrived at the server: when to respond.
@@ -707,7 +712,7 @@ impl Model for PackMime {
         match c.phase {
             Phase::ServerDelay => {
                 c.phase = Phase::Response;
-                plan.send(c.response, 2 * c.pair + 1, tag);
+                plan.send(c.response, 2 * c.pair + 1, tag, false);
             }
             Phase::Gap => self.send_request(now, tag, plan),
             _ => {}

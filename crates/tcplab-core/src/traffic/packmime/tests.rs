@@ -208,7 +208,16 @@ fn run_connection(m: &mut PackMime, g: &GeneratorSpec, rng: &mut Rng) -> (u64, V
         .drain(..)
         .filter(|s| matches!(s, Step::Send { .. }))
         .collect();
-    while let Some(Step::Send { bytes, route, tag }) = pending.pop() {
+    let mut first = true;
+    while let Some(Step::Send {
+        bytes,
+        route,
+        tag,
+        opens,
+    }) = pending.pop()
+    {
+        assert_eq!(opens, first, "only the first request opens the connection");
+        first = false;
         if route % 2 == 0 {
             reqs.push(bytes);
         } else {
@@ -355,4 +364,95 @@ fn a_web_run_exchanges_every_logged_byte_and_times_its_responses() {
     // generator's flows are at least the logged request + response bytes of completed ones.
     assert!(u("delivered_bytes") > 0.0);
     assert!(u("web_request_bytes") + u("web_response_bytes") > 0.0);
+}
+
+#[test]
+fn every_packmime_field_is_validated_with_one_line_naming_it() {
+    let base = || {
+        serde_json::json!({"sim": {"duration": 10},
+            "nodes": [{"name": "c0"}, {"name": "s0"}, {"name": "x"}],
+            "links": [{"a": "c0", "b": "s0", "rate": "1Gbps", "delay": "5ms"}],
+            "generators": [{"kind": "packmime", "rate": 10, "clients": ["c0"], "servers": ["s0"]}]})
+    };
+    let check = |edit: &dyn Fn(&mut serde_json::Value), expect: &str| {
+        let mut v = base();
+        edit(&mut v["generators"][0]);
+        let e = crate::scenario::parse(&v.to_string()).unwrap_err().0;
+        assert!(e.starts_with(expect), "{e:?} does not start with {expect:?}");
+        assert!(!e.contains('\n'), "{e:?}");
+    };
+    assert!(crate::scenario::parse(&base().to_string()).is_ok());
+    check(&|g| g["rate"] = serde_json::Value::Null, "generators[0].rate");
+    check(
+        &|g| {
+            g.as_object_mut().unwrap().remove("rate");
+        },
+        "generators[0].rate: required",
+    );
+    check(&|g| g["rate"] = 0.into(), "generators[0].rate");
+    check(
+        &|g| {
+            g.as_object_mut().unwrap().remove("clients");
+        },
+        "generators[0].clients: required",
+    );
+    check(
+        &|g| g["servers"] = serde_json::json!([]),
+        "generators[0].servers: 0 hosts is not allowed",
+    );
+    check(
+        &|g| g["clients"] = serde_json::json!(["nowhere"]),
+        "generators[0].clients[0]: unknown node \"nowhere\"",
+    );
+    check(
+        &|g| g["clients"] = serde_json::json!(["s0"]),
+        "generators[0].clients[0]: \"s0\" is also a server",
+    );
+    check(
+        &|g| g["clients"] = serde_json::json!(["x"]),
+        "generators[0].clients[0]: no route",
+    );
+    check(&|g| g["persistent"] = 1.5.into(), "generators[0].persistent");
+    check(
+        &|g| g["src"] = "c0".into(),
+        "generators[0].src: not used by kind = \"packmime\"",
+    );
+    check(
+        &|g| g["size"] = serde_json::json!({"dist": "constant", "value": 1}),
+        "generators[0].size: not used",
+    );
+    check(
+        &|g| g["size_unit"] = "bytes".into(),
+        "generators[0].size_unit: not used",
+    );
+    check(&|g| g["max_flows"] = 5.into(), "generators[0].max_flows: not used");
+    check(
+        &|g| g["think"] = serde_json::json!({"dist": "constant", "value": 1}),
+        "generators[0].think: not used",
+    );
+    // The web fields on another kind, and src/dst/size still required there.
+    check(
+        &|g| {
+            *g = serde_json::json!({"kind": "poisson", "rate": 1, "src": "c0", "dst": "s0",
+                                "size": {"dist": "constant", "value": 1}, "clients": ["c0"]});
+        },
+        "generators[0].clients: not used by kind = \"poisson\"",
+    );
+    check(
+        &|g| {
+            *g = serde_json::json!({"kind": "poisson", "rate": 1, "src": "c0", "size": {"dist": "constant", "value": 1}});
+        },
+        "generators[0].dst: required",
+    );
+    check(
+        &|g| {
+            *g = serde_json::json!({"kind": "poisson", "rate": 1, "src": "c0", "dst": "s0"});
+        },
+        "generators[0].size: required",
+    );
+    // The bound on generated flows counts 2.4 flows per connection: 1e9 / 2.4 / 10 s.
+    check(
+        &|g| g["rate"] = 5e7.into(),
+        "generators[0].rate: the generators would create about 1.200e9 flows",
+    );
 }
