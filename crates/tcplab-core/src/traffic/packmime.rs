@@ -4,7 +4,9 @@
 //! (`packmime_ranvar.cc`, read for the numbers; the code here is our own).
 //!
 //! The driver is `rate`, r new connections per second, between a cloud of clients and a
-//! cloud of servers (each connection picks one of each uniformly). Per connection:
+//! cloud of servers (each connection picks one of each uniformly). logit⁻¹ is the model's
+//! base-2 form, logit⁻¹(x) = 2^x/(1 + 2^x) (ns-2's `logitinv`; the model is fitted on log₂
+//! scales throughout). Per connection:
 //!
 //! - gap to the next connection: Weibull with shape logit⁻¹(0.352 + 0.388·log₂r) and scale
 //!   1/(r·Γ(1 + 1/shape)) (mean 1/r), its uniform driven by a long-range-dependent Gaussian
@@ -91,8 +93,9 @@ pub fn ln_gamma(x: f64) -> f64 {
     0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + a.ln()
 }
 
+/// The model's inverse logit, on the base-2 scale of all its fits: 2^x/(1 + 2^x).
 pub fn logit_inv(x: f64) -> f64 {
-    1.0 / (1.0 + (-x).exp())
+    1.0 / (1.0 + (-x).exp2())
 }
 
 /// erfc(x) (Chebyshev fit; fractional error below 1.2e-7 everywhere).
