@@ -39,6 +39,9 @@ pub const PER_LINK_SAMPLE: f64 = 96.0;
 /// A datagram in a flow's delay trace (`delay_trace`): its (arrival, delay) in the core,
 /// then an events-table row (time, flow, event name, value) and its Python copies.
 pub const PER_TRACED_DATAGRAM: f64 = 256.0;
+/// A request of a packmime generator with `log_requests`: its record in the core, then three
+/// events-table rows and their Python copies.
+pub const PER_LOGGED_REQUEST: f64 = 3.0 * 256.0;
 /// A captured packet: record header and IP/TCP headers, kept three times (core, result,
 /// file buffer).
 pub const PER_CAPTURED_PACKET: f64 = 3.0 * (16.0 + 40.0);
@@ -188,11 +191,22 @@ pub fn estimate(spec: &Spec) -> Estimate {
         ("samples", flow_rows * PER_FLOW_SAMPLE + link_rows * PER_LINK_SAMPLE),
         ("pcap", captured * PER_CAPTURED_PACKET),
         ("delay traces", traced_datagrams(spec) * PER_TRACED_DATAGRAM),
+        ("web request logs", logged_requests(spec) * PER_LOGGED_REQUEST),
     ];
     Estimate {
         bytes: parts.iter().map(|(_, b)| b).sum(),
         parts,
     }
+}
+
+/// Requests the packmime generators with `log_requests` make: half their expected flows
+/// (a request and a response each).
+fn logged_requests(spec: &Spec) -> f64 {
+    spec.generators
+        .iter()
+        .filter(|g| g.web.as_ref().is_some_and(|w| w.log_requests))
+        .map(|g| poisson_flows(g, spec.sim.duration) / 2.0)
+        .sum()
 }
 
 /// Datagrams the flows with `delay_trace` send (at most that many are received): each rate
