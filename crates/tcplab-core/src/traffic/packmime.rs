@@ -34,7 +34,7 @@
 //! An HTTP exchange: the request is sent client→server, the server waits its delay once the
 //! whole request has arrived, then the response goes server→client; the response time is
 //! from the request's start to the last response byte at the client. Sizes are whole bytes
-//! (truncated, at least 1), as in ns-2.
+//! (truncated, at least 1, at most 2³¹ − 1), as in ns-2.
 //!
 //! The long-range-dependent driver is the model's: a fractional ARIMA(0, d, 0) series
 //! drawn by Hosking's method (Durbin–Levinson), truncated to a predictor of order N − 1
@@ -315,9 +315,11 @@ pub fn request_quantile(z: f64) -> u64 {
     whole_bytes(bytes)
 }
 
-/// ns-2's truncation to whole bytes, at least one.
+/// ns-2's truncation to whole bytes, at least one and at most 2³¹ − 1 (ns-2 keeps sizes in
+/// an `int`; the extended table tails get there with probability about 4e-8 per download
+/// response and far less per request).
 fn whole_bytes(b: f64) -> u64 {
-    (b.min(1e15) as u64).max(1)
+    (b.min(i32::MAX as f64) as u64).max(1)
 }
 
 /// Response sizes of the generator's connections in order: alternating runs of

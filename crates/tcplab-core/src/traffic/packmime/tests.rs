@@ -488,14 +488,3 @@ fn every_packmime_field_is_validated_with_one_line_naming_it() {
         "generators[0].rate: the generators would create about 1.200e9 flows",
     );
 }
-
-#[test]
-#[ignore]
-fn scratch_response_quantiles() {
-    let mut rng = Rng::from_seed(11);
-    let mut r = Responses::new(150.0);
-    let mut v: Vec<f64> = (0..1_000_000).map(|_| r.next(&mut rng) as f64).collect();
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    let q = |p: f64| v[(p * v.len() as f64) as usize];
-    println!("ours fsize0 mean {} {:?} max {}", mean(&v), [q(0.5), q(0.9), q(0.99), q(0.999), q(0.9999)], v[v.len() - 1]);
-}
