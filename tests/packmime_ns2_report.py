@@ -1,7 +1,10 @@
 """Compare tcplab's packmime generator with ns-2.35's PackMime-HTTP and write the result
 into docs/web-traffic.md (between the `packmime-ns2` markers).
 
-    .venv/bin/python tests/packmime_ns2_report.py [--quick] [--print]
+    .venv/bin/python tests/packmime_ns2_report.py [--quick | --large] [--print]
+
+--large: 60 000 connections at 150 and 1500/s only (where the long-range dependence is
+weaker), written between the `packmime-ns2-large` markers: the marginals' check.
 
 At each rate (15, 150, 1500 new connections/s) both simulators run HTTP/1.1 web traffic
 between one client and one server on a fast, clean link, for about the same number of
@@ -48,6 +51,9 @@ QUICK_CONNECTIONS = 1800
 DRAIN = 200.0
 DOC = ROOT / "docs" / "web-traffic.md"
 BEGIN, END = "<!-- packmime-ns2 begin -->", "<!-- packmime-ns2 end -->"
+LARGE_BEGIN, LARGE_END = "<!-- packmime-ns2-large begin -->", "<!-- packmime-ns2-large end -->"
+LARGE_RATES = (150.0, 1500.0)
+LARGE_CONNECTIONS = 60000
 
 RUN_TCL = r"""
 remove-all-packet-headers
@@ -330,19 +336,22 @@ def write_doc(text: str, begin: str = BEGIN, end: str = END) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help=f"{QUICK_CONNECTIONS} connections per rate")
+    ap.add_argument("--large", action="store_true", help=f"{LARGE_CONNECTIONS} connections at 150 and 1500/s")
     ap.add_argument("--print", action="store_true", help="print instead of writing docs/web-traffic.md")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     if not ns2_available():
         raise SystemExit("ns (ns-2.35) is not installed")
-    n = QUICK_CONNECTIONS if args.quick else CONNECTIONS
+    n = QUICK_CONNECTIONS if args.quick else LARGE_CONNECTIONS if args.large else CONNECTIONS
     results = []
-    for rate in RATES:
+    for rate in LARGE_RATES if args.large else RATES:
         print(f"rate {rate:g}...", file=sys.stderr)
         results.append(compare(rate, n, args.seed))
     text = markdown(results, n, args.seed)
     if args.print:
         print(text)
+    elif args.large:
+        write_doc(text, LARGE_BEGIN, LARGE_END)
     else:
         write_doc(text)
         print(f"wrote {DOC}", file=sys.stderr)
