@@ -219,7 +219,7 @@ impl Farima {
     pub fn next(&mut self, rng: &mut Rng) -> f64 {
         let m = self.coef.len();
         let window = &self.ring[self.pos..self.pos + m];
-        let mean: f64 = self.coef.iter().zip(window).map(|(c, x)| c * x).sum();
+        let mean = dot(&self.coef, window);
         let x = mean + self.sd * normal(rng);
         self.ring[self.pos] = x;
         self.ring[self.pos + m] = x;
@@ -228,6 +228,20 @@ impl Farima {
         self.prev = x;
         y
     }
+}
+
+/// Σ aᵢbᵢ in eight interleaved partial sums (the compiler keeps them in vector registers:
+/// this dot product is most of the model's cost).
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let mut acc = [0.0; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tail: f64 = ca.remainder().iter().zip(cb.remainder()).map(|(x, y)| x * y).sum();
+    for (x, y) in ca.zip(cb) {
+        for k in 0..8 {
+            acc[k] += x[k] * y[k];
+        }
+    }
+    acc.iter().sum::<f64>() + tail
 }
 
 /// Standard normal draws whose sequence is long-range dependent (FARIMA part of variance
