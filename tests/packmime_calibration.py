@@ -37,19 +37,19 @@ def run(duration: float, seed: int, lrd: bool = True):
     from tcplab.web import thesis_web_background
 
     spec = thesis_web_background(duration=duration, seed=seed, lrd=lrd)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     r = tcplab.run(spec, seed=seed)
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     links = r.links.set_index(["src", "dst"])
     gens = r.generators.set_index("generator")
-    return {"links": links, "gens": gens, "wall": wall, "events": r.summary.get("events"), "spec": spec}
+    return {"links": links, "gens": gens, "wall": wall, "cpu": cpu, "events": r.summary.get("events"), "spec": spec}
 
 
 def measure(warmup: float, end: float, seed: int, lrd: bool = True) -> dict:
     a = run(warmup, seed, lrd)
     b = run(end, seed, lrd)
     span = end - warmup
-    out = {"wall": b["wall"], "events": b["events"], "warmup": warmup, "end": end, "seed": seed}
+    out = {"wall": b["wall"], "cpu": b["cpu"], "events": b["events"], "warmup": warmup, "end": end, "seed": seed}
     cap = b["spec"]["links"][0]["rate"]
     for name, (src, dst), own, other in (("forward", ("R1", "R2"), "web_fwd", "web_rev"),
                                          ("reverse", ("R2", "R1"), "web_rev", "web_fwd")):
@@ -103,13 +103,14 @@ def markdown(ms: list[dict], iid: dict | None = None) -> str:
     fwd = sum(m["forward"]["link_mbps"] for m in ms) / len(ms)
     lines += ["", f"At this throughput per connection, ≈{THESIS['forward']:g} Mb/s forward would take about "
               f"{3200 * THESIS['forward'] / fwd:.0f} new connections/s (scaling the measured mean linearly; not used).",
-              "", "Wall time of each run to {:g} s: {} (events: {}; release build without PGO, on a shared 2-core "
-              "machine).".format(m0["end"], ", ".join(f"{m['wall']:.1f} s" for m in ms),
-                                 ", ".join(f"{m['events']:,}" for m in ms))]
+              "", "Wall time (CPU time) of each run to {:g} s: {} (events: {}; release build without PGO, on a "
+              "shared 2-core machine: the CPU time is the steadier figure).".format(
+                  m0["end"], ", ".join(f"{m['wall']:.1f} s ({m['cpu']:.1f} s)" for m in ms),
+                  ", ".join(f"{m['events']:,}" for m in ms))]
     if iid is not None:
         lines += ["", f"The cost of the long-range-dependent driver: the run of seed {ms[0]['seed']} with `lrd = false` "
-                  f"(i.i.d. draws, same marginals) took {iid['wall']:.1f} s against {ms[0]['wall']:.1f} s "
-                  f"(one run each, same machine load not guaranteed); its link throughput over the same window: "
+                  f"(i.i.d. draws, same marginals) took {iid['cpu']:.1f} s of CPU against {ms[0]['cpu']:.1f} s "
+                  f"(wall {iid['wall']:.1f} s against {ms[0]['wall']:.1f} s); its link throughput over the same window: "
                   f"{iid['forward']['link_mbps']:.1f} Mb/s forward, {iid['reverse']['link_mbps']:.1f} Mb/s reverse."]
     return "\n".join(lines) + "\n"
 

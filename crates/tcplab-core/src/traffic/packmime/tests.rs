@@ -488,3 +488,20 @@ fn every_packmime_field_is_validated_with_one_line_naming_it() {
         "generators[0].rate: the generators would create about 1.200e9 flows",
     );
 }
+
+#[test]
+fn download_sizes_beyond_the_table_follow_its_extended_first_segment() {
+    // Past the first knot (x = −18.1793, log₂ size 25.8765) the slope is
+    // (25.7274 − 25.8765)/(−17.9957 + 18.1793) = −0.81209: a download reaches 2^26 B when
+    // log₂(1 − p) < −18.1793 − 0.1235/0.81209 = −18.3314, probability 2^−18.3314 = 3.01e-6.
+    let mut rng = Rng::from_seed(12);
+    let mut r = Responses::new(3200.0);
+    let (mut downloads, mut big) = (0u64, 0u64);
+    for _ in 0..30_000_000 {
+        let b = r.next(&mut rng);
+        downloads += u64::from(r.download);
+        big += u64::from(b >= 1 << 26);
+    }
+    let expected = downloads as f64 * 2f64.powf(-18.3314);
+    assert!((big as f64 - expected).abs() <= 4.0 * expected.sqrt(), "{big} vs {expected}");
+}
