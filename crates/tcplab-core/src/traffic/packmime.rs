@@ -46,8 +46,9 @@
 //!
 //! Departures:
 //! - ns-2 draws the location and scale of the between-page and between-object times once
-//!   per simulation (in the random variables' constructors); the paper's model has them per
-//!   connection, and so do we;
+//!   per simulation (in the random variables' constructors); we draw them per connection,
+//!   as ns-2 does for the persistent response sizes (our reading of the model's
+//!   per-connection random effects);
 //! - every transfer is its own TCP flow (one per request, one per response): the sender has
 //!   no way to be handed more data once it completed, so a persistent connection does not
 //!   carry its window or RTT estimate over from one object to the next, and a response

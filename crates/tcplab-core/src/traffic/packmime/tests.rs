@@ -503,5 +503,8 @@ fn download_sizes_beyond_the_table_follow_its_extended_first_segment() {
         big += u64::from(b >= 1 << 26);
     }
     let expected = downloads as f64 * 2f64.powf(-18.3314);
-    assert!((big as f64 - expected).abs() <= 4.0 * expected.sqrt(), "{big} vs {expected}");
+    assert!(
+        (big as f64 - expected).abs() <= 4.0 * expected.sqrt(),
+        "{big} vs {expected}"
+    );
 }
