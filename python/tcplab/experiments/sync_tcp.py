@@ -186,7 +186,7 @@ def case(z: dict, cc: str, seed: int, params: dict, *, n: int | None = None, del
     fwd, rev = web_rates(z)
     b = dict(voip=z["voip"], ftp=ftp_count(z), web_fwd=fwd, web_rev=rev, measure=(t0, duration))
     b.update(bg or {})
-    info = tp.add_background(spec, seed, rate, **b)
+    tp.add_background(spec, seed, rate, **b)
     return Run(dict(params, cc=cc, t0=t0, t1=duration), spec, seed, wall_limit=wall_limit)
 
 
