@@ -58,7 +58,10 @@ THESIS_MSS = THESIS_PACKET - 40
 CLOUD_DELAY = (0.005, 0.025)
 #: rate of the fast side and cloud links, as a multiple of the bottleneck's
 FAST_FACTOR = 10
-BIG_QUEUE = 100000
+#: queues (packets) of the fast links where nothing but a sender's own burst can wait: the
+#: directions toward a receiver or carrying ACKs, and cloud hosts' links
+SMALL_QUEUE = 1000
+CLOUD_QUEUE = 10000
 
 
 def thesis_bdp(rate_bps: float, delay_s: float, side_s: float = 0.0, include_sides: bool = False,
@@ -114,7 +117,7 @@ def thesis_dumbbell(rate_bps: float, delay_s: float, per: float, qsize_bdp: floa
         "flows": [],
     }
     for i, f in enumerate(flows):
-        add_pair(spec, f"s{i}", f"d{i}", "r1", "r2", f["side"], rate_bps)
+        add_pair(spec, f"s{i}", f"d{i}", "r1", "r2", f["side"], rate_bps, sender_queue(rate_bps, delay_s, f["side"], q))
         spec["flows"].append(test_flow(f, f"s{i}", f"d{i}", i))
     return spec
 
@@ -129,12 +132,24 @@ def test_flow(f: dict, src: str, dst: str, i: int) -> dict:
     return flow
 
 
-def add_pair(spec: dict, src: str, dst: str, r_src: str, r_dst: str, side_s: float, rate_bps: float) -> None:
+def sender_queue(rate_bps: float, delay_s: float, side_s: float, buffer: int) -> int:
+    """The queue of a sender's link toward its router: room for twice the most the flow can
+    have in flight (its path's bandwidth-delay product plus the bottleneck buffer), so that the
+    bursts of an unpaced window never overflow it."""
+    return max(SMALL_QUEUE, 2 * (thesis_bdp(rate_bps, delay_s + 2 * side_s) + buffer))
+
+
+def add_pair(spec: dict, src: str, dst: str, r_src: str, r_dst: str, side_s: float, rate_bps: float,
+             queue_src: int = SMALL_QUEUE) -> None:
     """Hosts `src` (attached to router `r_src`) and `dst` (attached to `r_dst`), each by a fast,
-    error-free link of delay `side_s`."""
+    error-free link of delay `side_s`; `queue_src` packets in the sender's direction toward its
+    router, `SMALL_QUEUE` in the others (the data reaches the receiver's 10 × faster link at the
+    bottleneck's rate at most)."""
     spec["nodes"] += [{"name": src}, {"name": dst}]
-    for h, r in ((src, r_src), (dst, r_dst)):
-        spec["links"].append({"a": h, "b": r, "rate": FAST_FACTOR * rate_bps, "delay": side_s, "queue": BIG_QUEUE})
+    spec["links"].append({"a": src, "b": r_src, "rate": FAST_FACTOR * rate_bps, "delay": side_s,
+                          "queue_ab": queue_src, "queue_ba": SMALL_QUEUE})
+    spec["links"].append({"a": dst, "b": r_dst, "rate": FAST_FACTOR * rate_bps, "delay": side_s,
+                          "queue": SMALL_QUEUE})
 
 
 def parking_lot(rate_bps: float, delay_s: float, per: float, qsize_bdp: float, ccs: list[str], duration: float,
@@ -157,12 +172,14 @@ def parking_lot(rate_bps: float, delay_s: float, per: float, qsize_bdp: float, c
         spec["links"].append({"a": a, "b": b, "rate": rate_bps, "delay": delay_s,
                               "queue": {"type": "droptail", "limit": q}, "loss": per})
     spec["links"].append({"a": "r2", "b": "r3", "rate": FAST_FACTOR * rate_bps, "delay": middle_delay_s,
-                          "queue": BIG_QUEUE})
+                          "queue": SMALL_QUEUE})
     routes = PARKING_ROUTES
     starts = starts or [0.0] * 6
     for i, cc in enumerate(ccs):
         ra, rb = routes[i]
-        add_pair(spec, f"s{i}", f"d{i}", ra, rb, side_s, rate_bps)
+        hops = 2 if ra == "r1" and rb == "r4" else 1
+        add_pair(spec, f"s{i}", f"d{i}", ra, rb, side_s, rate_bps,
+                 sender_queue(rate_bps, hops * delay_s + middle_delay_s, side_s, hops * q))
         spec["flows"].append(test_flow({"cc": cc, "start": starts[i], "name": f"p{i + 1}"}, f"s{i}", f"d{i}", i))
     return spec
 
@@ -181,7 +198,7 @@ def cloud_delays(n: int, seed: int, salt: int = 0) -> list[float]:
 def add_cloud_host(spec: dict, name: str, router: str, delay_s: float, rate_bps: float) -> None:
     spec["nodes"].append({"name": name})
     spec["links"].append({"a": name, "b": router, "rate": FAST_FACTOR * rate_bps, "delay": delay_s,
-                          "queue": BIG_QUEUE})
+                          "queue": CLOUD_QUEUE})
 
 
 def add_background(spec: dict, seed: int, rate_bps: float, left: str = "r1", right: str = "r2", prefix: str = "",

@@ -58,7 +58,9 @@ from tcplab.verdicts import Verdict, all_of, band, greater
 PAPER = "Wu Xiuchao, PhD thesis (NUS 2009), chapter 3 and Appendix A: Sync-TCP"
 CCS = ("newreno", "cubic_linux", "compound", "fast", "sync_tcp")
 SYNC = "sync_tcp"
-LABEL = {"newreno": "TCP", "cubic_linux": "CUBIC", "compound": "CTCP", "fast": "FAST", "sync_tcp": "Sync-TCP"}
+FORCED = "sync_tcp_forced"  # §3.5.2: Sync-TCP forced into SYNC mode (a label, not a registry name)
+LABEL = {"newreno": "TCP", "cubic_linux": "CUBIC", "compound": "CTCP", "fast": "FAST", "sync_tcp": "Sync-TCP",
+         FORCED: "Sync-TCP (forced on)"}
 PACKET_BITS = tp.THESIS_PACKET * 8
 VOIP_BPS = 200 * 8 / 0.020  # one direction of a call
 T_WAIT = 0.5
@@ -234,6 +236,25 @@ def datagram_window(flows: pd.DataFrame, dgram: list) -> tuple[float, float]:
     return bits, pkts
 
 
+def web_window(g, spec: dict, t0: float, t1: float) -> tuple[float, float]:
+    """(bits, packets) of the forward web traffic in the window, approximated from each forward
+    generator's whole-run totals (payload delivered plus 40 B per segment sent) spread evenly
+    over its active time: the generators have no time series."""
+    if g is None or not len(g) or "delivered_bytes" not in g.columns:
+        return 0.0, 0.0
+    gens = {x["name"]: x for x in spec.get("generators", []) if "web_fwd" in x["name"]}
+    bits = pkts = 0.0
+    for _, row in g.iterrows():
+        x = gens.get(row["generator"])
+        if x is None:
+            continue
+        a, b = float(x.get("start", 0.0)), float(x.get("stop", spec["sim"]["duration"]))
+        share = overlap(a, b, t0, t1) / (b - a) if b > a else 0.0
+        bits += share * (float(row["delivered_bytes"]) + 40.0 * float(row["segments_sent"])) * 8
+        pkts += share * float(row["segments_sent"])
+    return bits, pkts
+
+
 def measure(d) -> dict:
     """One row of metrics for a finished run, over its window [t0, t1]:
 
@@ -263,6 +284,9 @@ def measure(d) -> dict:
     it = mx.interval_throughput(ts, flows, 1.0, t0, t1)
     it = it[it["flow"].isin(test)]
     bits, pkts = datagram_window(flows, p["dgram"])
+    g = getattr(r, "generators", None)
+    web_bits, web_pkts = web_window(g, d.run.spec, t0, t1) if p.get("web") else (0.0, 0.0)
+    bits, pkts = bits + web_bits, pkts + web_pkts
     util = mx.window_utilisation(ts, flows, p["tcp"], rate, t0, t1, 40, bits)
     seg = mx.window_delivered(ts, p["tcp"], t0, t1).sum()
     service = PACKET_BITS / rate
@@ -284,14 +308,17 @@ def measure(d) -> dict:
                     "buffer occupancy": mx.normalised_buffer_occupancy(float(v["delay_mean"]), p["voip_prop"], qmax)})
     if p["ftp"]:
         row["ftp Mb/s"] = float(mx.window_throughput(ts, flows, p["ftp"], t0, t1).mean()) / 1e6
-    g = getattr(r, "generators", None)
-    if p.get("web") and g is not None and len(g) and "completed" in g.columns:
+    if p.get("web") and g is not None and len(g) and "completed_duration" in g.columns:
         done = float(g["completed"].sum())
-        row["web response s"] = float(g["completion_time_sum"].sum()) / done if done else np.nan
+        row["web response s"] = float(g["completed_duration"].sum()) / done if done else np.nan
     if d.params["cc"] == SYNC:
         s = mx.signal_synchronisation(r.events, None, T_WAIT, t0, t1)
         row.update({"signals": s["signals"], "signals by all": s["by_all"], "signals missed": s["missed"],
                     "fraction by all": s["fraction_by_all"]})
+    if d.run.spec["flows"][0]["cc"] == SYNC:
+        e = r.events
+        entered = e.loc[(e["event"] == "sync_mode") & (e["value"] == 1.0) & e["flow"].isin(test), "flow"].nunique()
+        row["share in SYNC"] = entered / n if n else np.nan
     return row
 
 
@@ -303,7 +330,8 @@ def measures(done, keys: list[str]) -> pd.DataFrame:
 
 
 SUMMARY = ("utilisation", "qdelay ms", "jitter ms", "loss rate", "jain", "short-term fairness", "stability",
-           "voip delay ms", "voip jitter ms", "voip loss", "buffer occupancy", "ftp Mb/s", "web response s")
+           "voip delay ms", "voip jitter ms", "voip loss", "buffer occupancy", "ftp Mb/s", "web response s",
+           "fraction by all")
 
 
 def summary(m: pd.DataFrame, keys: list[str], columns=SUMMARY) -> pd.DataFrame:
@@ -321,7 +349,7 @@ def summary(m: pd.DataFrame, keys: list[str], columns=SUMMARY) -> pd.DataFrame:
 
 
 def order_ccs(t: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    rank = {c: i for i, c in enumerate(CCS)}
+    rank = {c: i for i, c in enumerate(CCS + (FORCED,))}
     return t.assign(_r=t["cc"].map(rank)).sort_values(keys + ["_r"], kind="stable").drop(columns="_r").reset_index(
         drop=True)
 
@@ -457,7 +485,9 @@ def qd_cwnd_figure(runs: dict, title: str, t0: float, t1: float) -> Figure | Non
     fig.suptitle(title)
     fig.tight_layout()
     seed = next(iter(runs.values())).seed
-    return Figure("qd_cwnd", f"{title} (seed {seed}; x: Sync-TCP's congestion decisions, dotted: Th_qd)", fig)
+    return Figure("qd_cwnd", f"{title} (seed {seed}; x: Sync-TCP's congestion decisions, dotted: Th_qd; the other "
+                             "algorithms' qd is their srtt, kept at the sender's 10-ms clock granularity, minus its "
+                             "smallest value)", fig)
 
 
 def metric_figure(t: pd.DataFrame, x: str, y: str, title: str, xlabel: str, ylabel: str, name: str,
