@@ -364,3 +364,29 @@ def test_sync_signals_end_to_end(signals_run):
     ej = json.loads((d / "experiment.json").read_text())
     assert ej["size"] == "quick" and sorted(p.name for p in (d / "figures").glob("*.png")) == ["qd_cwnd.png",
                                                                                              "queue.png"]
+
+
+def test_sync_testbed_t4_end_to_end_gives_table_3_2(tmp_path):
+    d, rep = run_experiment("sync_testbed_t4", size="quick", jobs=2, out=tmp_path, progress=False)
+    assert not rep.failed and not rep.analysis_error
+    t = pd.read_csv(d / "tables" / "table_3_2.csv").set_index("cc")
+    assert t.index.tolist() == list(st.CCS)
+    paper = paper_values("thesis_ch3")["table_3_2"]
+    for cc in ("cubic_linux", "compound", "sync_tcp"):
+        assert t.loc[cc, "paper: VoIP delay ms"] == paper["average_delay_ms"][cc]
+        assert t.loc[cc, "paper: buffer occupancy"] == paper["normalised_buffer_occupancy"][cc]
+        assert t.loc[cc, "band: buffer occupancy"].split()[0] in ("inside", "outside")
+        assert t.loc[cc, "band: VoIP loss rate"].split()[0] in ("inside", "outside")
+    assert t["paper: VoIP delay ms"][["newreno", "fast"]].isna().all()  # the testbed had no TCP or FAST
+    assert (t["VoIP delay ms"] > 0).all() and (t["buffer occupancy"] > -0.05).all()
+    net = pd.read_csv(d / "tables" / "network.csv")
+    assert {"1 − utilisation", "buffer occupancy", "convergence s"} <= set(net.columns)
+    found = json.loads((d / "experiment.json").read_text())["findings"]
+    assert len(found) == 2 and all(outcome_of(f) is not None for f in found)
+
+
+def test_forced_on_sync_rows_at_n_1024():
+    runs = [r for r in sim.sync_scalability("full").runs if r.params["cc"] == st.FORCED]
+    assert len(runs) == 5 and {r.params["n"] for r in runs} == {1024}
+    assert all(f["cc"] == "sync_tcp" and f["cc_params"] == {"qd_max": 10.0} for f in runs[0].spec["flows"][:1024])
+    assert not [r for r in sim.sync_scalability("quick").runs if r.params["cc"] == st.FORCED]
