@@ -17,7 +17,8 @@ Readings (SEED-NOTES §2.2 B, C; each marked ⚠ there), also stated in docs/syn
   that counts the side links (10 000 packets) is ``topologies.thesis_bdp(include_sides=True)``.
 - 1500-byte packets (1460 B of payload). The packet error rate applies to the bottleneck in both
   directions (data and ACKs). Side links and cloud links are error-free and 10 × the
-  bottleneck's rate; DropTail everywhere.
+  bottleneck's rate; DropTail everywhere; a sender's link queues up to 2 × (BDP + buffer),
+  the other fast-link directions 1000 packets, cloud links 10 000.
 - Flows under test: SACK on (ns-2 TCP-Linux runs it), unlimited receive window, timestamps on
   except for Sync-TCP (which samples the RTT itself, §3.4.2), up to 0.2 ms of random sender
   processing time (as crates/tcplab-core/tests/sync_tcp.rs). They start at times uniform in
