@@ -390,3 +390,19 @@ def test_forced_on_sync_rows_at_n_1024():
     assert len(runs) == 5 and {r.params["n"] for r in runs} == {1024}
     assert all(f["cc"] == "sync_tcp" and f["cc_params"] == {"qd_max": 10.0} for f in runs[0].spec["flows"][:1024])
     assert not [r for r in sim.sync_scalability("quick").runs if r.params["cc"] == st.FORCED]
+
+
+def test_comparisons_are_paired_by_seed():
+    # Seeds differ a lot (path delays), the algorithms by 1 ms in every seed: the paired interval
+    # decides, Welch's straddles 0.
+    g = pd.DataFrame({"cc": ["a"] * 3 + ["b"] * 3, "seed": [1, 2, 3, 3, 1, 2],
+                      "d": [51.0, 71.2, 90.9, 89.9, 50.0, 70.1]})
+    v = st.compare(g, "a", "b", "d", "a above b")
+    assert v.outcome == "holds" and "paired over 3" in v.rule
+    w = st.compare(g[g["seed"] != 3].iloc[:-1].pipe(lambda x: pd.concat([x, g.iloc[[3]]])), "a", "b", "d", "x")
+    assert "Welch" in w.rule  # seeds do not match: unpaired
+    assert outcome_of(str(st.compare(g, "b", "a", "d", "b above a"))) == "does not hold"
+    best = pd.DataFrame({"cc": [c for c in st.CCS for _ in range(3)], "seed": [1, 2, 3] * 5,
+                         "q": [10, 30, 50] * 4 + [9, 29, 49]})
+    assert st.sync_best(best, "q", True, "q").outcome == "holds"
+    assert st.sync_best(best, "q", False, "q").outcome == "does not hold"

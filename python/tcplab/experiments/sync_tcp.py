@@ -358,17 +358,29 @@ def order_ccs(t: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
 # --------------------------------------------------------------------------- verdicts
 
 
+def compare(g: pd.DataFrame, a: str, b: str, metric: str, claim: str, margin: float = 0.0,
+            col: str = "cc") -> Verdict:
+    """Claim: the mean `metric` of the runs with `col` == a exceeds that of `col` == b by more
+    than `margin`. Paired by seed when both have the same seeds (the runs of one seed share the
+    flows' start times, the cloud delays and the loss streams, whatever the algorithm), else
+    Welch's interval."""
+    x = g.loc[g[col] == a].set_index("seed")[metric]
+    y = g.loc[g[col] == b].set_index("seed")[metric]
+    if len(x) >= 2 and x.index.is_unique and y.index.is_unique and set(x.index) == set(y.index):
+        k = sorted(x.index)
+        return greater(x.loc[k].to_numpy(), y.loc[k].to_numpy(), claim, margin, paired=True)
+    return greater(x, y, claim, margin)
+
+
 def sync_best(g: pd.DataFrame, metric: str, lower: bool, what: str, margin: float = 0.0) -> Verdict:
     """Claim: Sync-TCP's mean `metric` is the lowest (`lower`) or highest of the five, i.e.
-    better than each other algorithm's (Welch intervals, all must hold)."""
-    s = g.loc[g["cc"] == SYNC, metric]
+    better than each other algorithm's (intervals paired by seed, all must hold)."""
     parts = []
     for cc in CCS:
         if cc == SYNC or not (g["cc"] == cc).any():
             continue
-        o = g.loc[g["cc"] == cc, metric]
-        parts.append(greater(o, s, f"below {label(cc)}'s", margin) if lower else
-                     greater(s, o, f"above {label(cc)}'s", margin))
+        parts.append(compare(g, cc, SYNC, metric, f"below {label(cc)}'s", margin) if lower else
+                     compare(g, SYNC, cc, metric, f"above {label(cc)}'s", margin))
     return all_of(parts, f"Sync-TCP has the {'lowest' if lower else 'highest'} {what} of the five")
 
 

@@ -107,9 +107,10 @@ def analyse_delay(done) -> Analysis:
     big = m["delay"].max() if len(m) else None
     f = m[(m["cc"] == "fast") & (m["delay"] == big)]
     if len(f):
-        findings.append(str(greater(f.loc[f["per"] == 1e-8, "utilisation"], f.loc[f["per"] == 1e-6, "utilisation"],
-                                    f"FAST's utilisation at delay {big * 1e3:g} ms is lower with per 1e-6 than with "
-                                    "1e-8 (it halves on corruption and regrows by at most γ per RTT)")))
+        findings.append(str(st.compare(f, 1e-8, 1e-6, "utilisation",
+                                       f"FAST's utilisation at delay {big * 1e3:g} ms is lower with per 1e-6 than "
+                                       "with 1e-8 (it halves on corruption and regrows by at most γ per RTT)",
+                                       col="per")))
     return Analysis([Table("delay", "Propagation delay sweep (N = 2, 0.5 BDP)", t, paper="App. A.1.1 (Figs. A.1, A.2)",
                            note=sim.note())], sweep_figures(t, "delay", "per"), findings)
 
@@ -134,9 +135,8 @@ def analyse_queue(done) -> Analysis:
     small = m["qsize"].min() if len(m) else None
     for q, g in m.groupby("qsize"):
         if q == small:
-            v = greater(g.loc[g["cc"] == st.SYNC, "loss rate"], g.loc[g["cc"] == "newreno", "loss rate"],
-                        f"with a tiny queue ({q:g} BDP, maximum queueing delay below Th_qd) Sync-TCP's loss rate "
-                        "exceeds TCP's")
+            v = st.compare(g, st.SYNC, "newreno", "loss rate", f"with a tiny queue ({q:g} BDP, maximum queueing "
+                           "delay below Th_qd) Sync-TCP's loss rate exceeds TCP's")
         elif q >= 0.5:
             v = st.sync_best(g, "qdelay ms", True, f"mean queueing delay ({q:g} BDP)")
         else:
@@ -252,9 +252,9 @@ def analyse_parking(done) -> Analysis:
                 row["band: Mb/s"] = ""
             rows.append(row)
     t = pd.DataFrame(rows)
-    s, n = m.loc[m["cc"] == st.SYNC, "MCL ratio"], m.loc[m["cc"] == "newreno", "MCL ratio"]
-    findings = [str(greater(n, s, "Sync-TCP's multiple-congested-link unfairness is worse than TCP's (flows 1–2's "
-                                  "throughput over flows 3–6's is lower)"))] if len(s) and len(n) else []
+    have = {st.SYNC, "newreno"} <= set(m["cc"]) if len(m) else False
+    findings = [str(st.compare(m, "newreno", st.SYNC, "MCL ratio", "Sync-TCP's multiple-congested-link unfairness is "
+                               "worse than TCP's (flows 1–2's throughput over flows 3–6's is lower)"))] if have else []
     note = ("Average goodput per flow over the window, mean of the two flows of each group. Bands (±25 %) only at "
             "1 Gb/s (the thesis's capacity); at the quick size's capacity the thesis's Mb/s are shown for reference.")
     if not st.web_rates(st.SIZES["full"])[0]:
@@ -402,8 +402,7 @@ def analyse_lambda(done) -> Analysis:
                     **ci_cols(g["loss rate"], "loss rate"), "verdict": ""})
     t = pd.DataFrame(out)
     for load, g in m.groupby("load"):
-        a = g.loc[g["variant"] == "adaptive", "emptied"]
-        parts = [greater(a, g.loc[g["variant"] == v, "emptied"], f"more often than with λ {v}")
+        parts = [st.compare(g, "adaptive", v, "emptied", f"more often than with λ {v}", col="variant")
                  for v in LAMBDA_VARIANTS if v != "adaptive"]
         t.loc[(t["load"] == load) & (t["λ"] == "adaptive"), "verdict"] = str(
             all_of(parts, f"adaptive λ empties the queue periodically under the varying {load} load, fixed λ does not"))

@@ -44,7 +44,7 @@ from tcplab import topologies as tp
 from tcplab.experiments import Analysis, Plan, Run, Table, experiment
 from tcplab.experiments import sync_tcp as st
 from tcplab.stats import ci_cols
-from tcplab.verdicts import above, all_of, below, greater, within
+from tcplab.verdicts import above, all_of, below, within
 
 P = st.PAPER
 
@@ -126,7 +126,8 @@ def sync_scalability(size: str) -> Plan:
         for s in z["seeds"]:
             r = st.case(z, st.SYNC, s, {"n": big}, n=big, per=1e-6, sample=scal_sample(big), cc_params=FORCED)
             runs.append(Run(dict(r.params, cc=st.FORCED), r.spec, r.seed, r.wall_limit))
-    return Plan(runs, analyse_scalability, {"forced_on": {"n": FORCED_N, "cc_params": FORCED},"rate_bps": z["rate"], "delay_s": 0.05, "per": 1e-6, "qsize_bdp": 0.5,
+    return Plan(runs, analyse_scalability, {"forced_on": {"n": FORCED_N, "cc_params": FORCED},
+                                            "rate_bps": z["rate"], "delay_s": 0.05, "per": 1e-6, "qsize_bdp": 0.5,
                                             "n": SCAL_N[size], "duration_s": z["duration"],
                                             "window_s": [z["t0"], z["duration"]], "seeds": z["seeds"],
                                             "web": st.web_rates(z)})
@@ -150,9 +151,9 @@ def analyse_scalability(done) -> Analysis:
                                                         "entering SYNC mode < 5 %)"))
             f = g[g["cc"] == st.FORCED]
             if len(f):
-                v["verdict: forced on"] = str(greater(g.loc[g["cc"] == "newreno", "voip delay ms"], f["voip delay ms"],
-                                                      f"forced on with N = {n}, Sync-TCP stays friendly to the cross "
-                                                      "traffic (VoIP delay below TCP's)"))
+                v["verdict: forced on"] = str(st.compare(g, "newreno", st.FORCED, "voip delay ms",
+                                                         f"forced on with N = {n}, Sync-TCP stays friendly to the cross "
+                                                         "traffic (VoIP delay below TCP's)"))
         s = g[g["cc"] == st.SYNC]
         o = g[g["cc"].isin([c for c in st.CCS if c != st.SYNC])]
         if len(s) and len(o) and "voip delay ms" in g:
@@ -247,9 +248,9 @@ CTCP_MARGIN = 0.1  # "no fairer": CTCP's |log ratio| at most this much below TCP
 
 def _ctcp_no_fairer(g: pd.DataFrame, per: float):
     """CTCP is no fairer than TCP: mean |log ratio| of CTCP − TCP's > −CTCP_MARGIN (Welch CI)."""
-    return greater(g.loc[g["cc"] == "compound", "abs log ratio"], g.loc[g["cc"] == "newreno", "abs log ratio"],
-                   f"CTCP is no fairer than TCP (|log(Thr0/Thr1)| at most {CTCP_MARGIN:g} below TCP's; per {per:g})",
-                   margin=-CTCP_MARGIN)
+    return st.compare(g, "compound", "newreno", "abs log ratio",
+                      f"CTCP is no fairer than TCP (|log(Thr0/Thr1)| at most {CTCP_MARGIN:g} below TCP's; per {per:g})",
+                      margin=-CTCP_MARGIN)
 
 
 # --------------------------------------------------------------------------- §3.5.4 rerouting
@@ -379,8 +380,8 @@ def dynamic_measures(done) -> pd.DataFrame:
         ph = phases(flows, end)
         it = mx.interval_throughput(r.flow_ts, r.flows, 1.0, 0.0, end)
         pf = mx.phase_fairness(it, ph)
-        row = {"scenario": d.params["scenario"], **{k: d.params[k] for k in d.params if k.startswith("bg")},
-               "cc": d.params["cc"], **st.measure(d), "phase fairness": float(pf["jain"].mean())}
+        row = {"scenario": d.params["scenario"], "cc": d.params["cc"], **st.measure(d),
+               "phase fairness": float(pf["jain"].mean())}
         rows.append(row)
     return pd.DataFrame(rows)
 

@@ -42,7 +42,7 @@ from tcplab.experiments import Analysis, Figure, Plan, Table, experiment
 from tcplab.experiments import sync_tcp as st
 from tcplab.experiments import sync_tcp_sim as sim
 from tcplab.stats import ci_cols
-from tcplab.verdicts import above, all_of, below, greater
+from tcplab.verdicts import above, all_of, below
 
 P = st.PAPER
 CONN_PER_MBPS = 3200.0 / 300.0  # §3.5: 3200 new connections/s ≈ 300 Mb/s
@@ -164,9 +164,8 @@ def analyse_t2(done) -> Analysis:
     claims = []
     for n, g in m.groupby("n"):
         c = {"n": n,
-             "verdict: VoIP delay": str(greater(g.loc[g["cc"] == "cubic_linux", "voip delay ms"],
-                                                g.loc[g["cc"] == st.SYNC, "voip delay ms"],
-                                                f"CUBIC's VoIP delay is longer than Sync-TCP's (N = {n})")),
+             "verdict: VoIP delay": str(st.compare(g, "cubic_linux", st.SYNC, "voip delay ms",
+                                                   f"CUBIC's VoIP delay is longer than Sync-TCP's (N = {n})")),
              "verdict: Sync utilisation": str(above(g.loc[g["cc"] == st.SYNC, "utilisation"], 0.9,
                                                     f"Sync-TCP utilises the link (> 0.9; N = {n})"))}
         ref = g.loc[g["cc"].isin([st.SYNC, "compound"]), "ftp Mb/s"].mean()
@@ -205,13 +204,13 @@ def analyse_t3(done) -> Analysis:
     if len(m):
         big, small = m["qsize"].max(), m["qsize"].min()
         g = m[m["qsize"] == big]
-        v = all_of([greater(g.loc[g["cc"] == cc, "voip delay ms"], g.loc[g["cc"] == st.SYNC, "voip delay ms"],
-                            f"{st.label(cc)}'s above Sync-TCP's") for cc in ("cubic_linux", "compound")],
+        v = all_of([st.compare(g, cc, st.SYNC, "voip delay ms", f"{st.label(cc)}'s above Sync-TCP's")
+                    for cc in ("cubic_linux", "compound")],
                    f"with a large buffer ({big:g} BDP) CUBIC and CTCP lengthen the VoIP delay beyond Sync-TCP's")
         t.loc[(t["qsize"] == big) & (t["cc"] == st.SYNC), "verdict"] = str(v)
         g = m[m["qsize"] == small]
-        v = greater(g.loc[g["cc"] == "cubic_linux", "utilisation"], g.loc[g["cc"] == st.SYNC, "utilisation"],
-                    f"with a small buffer ({small:g} BDP, below C·12 ms) Sync-TCP's utilisation is lower than CUBIC's")
+        v = st.compare(g, "cubic_linux", st.SYNC, "utilisation",
+                       f"with a small buffer ({small:g} BDP, below C·12 ms) Sync-TCP's utilisation is lower than CUBIC's")
         t.loc[(t["qsize"] == small) & (t["cc"] == st.SYNC), "verdict"] = str(v)
     figs = [st.metric_figure(t, "qsize", c, f"{c} against the buffer (Fig. 3.25)", "buffer (BDP)", c, f"q_{i}")
             for i, c in enumerate(["utilisation", "voip delay ms"]) if c in t.columns]
@@ -286,9 +285,8 @@ def analyse_t4(done) -> Analysis:
         rows.append(row)
     tab = pd.DataFrame(rows)
     claims = []
-    d_by = {cc: m.loc[m["cc"] == cc, "voip delay ms"] for cc in st.CCS}
-    claims.append(str(all_of([greater(d_by["cubic_linux"], d_by["compound"], "CUBIC above CTCP"),
-                              greater(d_by["compound"], d_by[st.SYNC], "CTCP above Sync-TCP")],
+    claims.append(str(all_of([st.compare(m, "cubic_linux", "compound", "voip delay ms", "CUBIC above CTCP"),
+                              st.compare(m, "compound", st.SYNC, "voip delay ms", "CTCP above Sync-TCP")],
                              "VoIP delay: CUBIC > CTCP > Sync-TCP (Table 3.2)")))
     s = m.loc[m["cc"] == st.SYNC, "convergence s"]
     claims.append(str(below(s.fillna(1e9), FAST_CONVERGENCE, f"Sync-TCP's two flows converge within ≈10 s (read: "
