@@ -344,9 +344,12 @@ def phases(flows: list[dict], end: float) -> list[tuple[float, float, list[int]]
     return out
 
 
-def dynamic_runs(z: dict, bg: dict | None = None, case_params: dict | None = None) -> list:
+def dynamic_runs(z: dict, bg: dict | None = None, case_params: dict | None = None,
+                 scenarios: tuple[str, ...] = ("door", "tower")) -> list:
     runs = []
     for scen, make in (("door", door_flows), ("tower", tower_flows)):
+        if scen not in scenarios:
+            continue
         for cc in st.CCS:
             for s in z["seeds"]:
                 runs.append(st.case(z, cc, s, {"scenario": scen, **(case_params or {})}, flows=make(z, cc, s),
