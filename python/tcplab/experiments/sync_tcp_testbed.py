@@ -28,8 +28,8 @@ through ``add_web`` (absent until the generator is merged).
   ≈ 10 s (read: the time from the second flow's start until their 1-s throughputs stay within
   ±20 % of each other for 10 s is below 20 s).
 - Fig. 3.28 (summary): the point (1 − utilisation, normalised buffer occupancy) of each
-  algorithm in T2, T3 and T4 is in each of their tables (columns ``1 − utilisation`` and
-  ``buffer occupancy``) and plotted in T4's analysis for T4; the ideal is (0, 0).
+  algorithm in T2 (per N), T3 (per buffer) and T4 is in each of their tables (columns
+  ``1 − utilisation`` and ``buffer occupancy``) and plotted by each of them; the ideal is (0, 0).
 """
 from __future__ import annotations
 
@@ -175,6 +175,7 @@ def analyse_t2(done) -> Analysis:
         claims.append(c)
     figs = [st.metric_figure(t, "n", c, f"{c} against N (Fig. 3.24)", "flows N", c, f"n_{i}")
             for i, c in enumerate(["utilisation", "voip delay ms", "ftp Mb/s"]) if c in t.columns]
+    figs += [f for f in (tradeoff_figure(t, "n"),) if f]
     return Analysis([Table("network", "N flows at 500 Mb/s (testbed scenario)", t, note=sim.note()),
                      Table("claims", "Testbed flow-number claims", pd.DataFrame(claims), paper="§3.6.3 (Fig. 3.24)",
                            note="The FTP ratio: CUBIC's mean legacy-FTP goodput over the mean of the Sync-TCP and "
@@ -214,6 +215,7 @@ def analyse_t3(done) -> Analysis:
         t.loc[(t["qsize"] == small) & (t["cc"] == st.SYNC), "verdict"] = str(v)
     figs = [st.metric_figure(t, "qsize", c, f"{c} against the buffer (Fig. 3.25)", "buffer (BDP)", c, f"q_{i}")
             for i, c in enumerate(["utilisation", "voip delay ms"]) if c in t.columns]
+    figs += [f for f in (tradeoff_figure(t, "qsize"),) if f]
     return Analysis([Table("buffer", "Buffer size with many flows (testbed scenario)", t, paper="§3.6.4 (Fig. 3.25)",
                            note=sim.note())], figs, [])
 
@@ -317,8 +319,9 @@ def order_band(ours: float, paper: float | None) -> str:
     return "inside ×10" if 0.1 <= ours / paper <= 10 else "outside ×10"
 
 
-def tradeoff_figure(t: pd.DataFrame) -> Figure | None:
-    """Fig. 3.28's trade-off: (1 − utilisation, normalised buffer occupancy) per algorithm."""
+def tradeoff_figure(t: pd.DataFrame, key: str | None = None) -> Figure | None:
+    """Fig. 3.28's trade-off: (1 − utilisation, normalised buffer occupancy) per algorithm (and
+    per value of `key`, written beside each point)."""
     if "buffer occupancy" not in t.columns or "1 − utilisation" not in t.columns:
         return None
     from tcplab import plots
@@ -326,7 +329,8 @@ def tradeoff_figure(t: pd.DataFrame) -> Figure | None:
     fig, ax = plots.new("Trade-off (Fig. 3.28): ideal at (0, 0)", "1 − utilisation", "normalised buffer occupancy")
     for _, row in t.iterrows():
         ax.plot(row["1 − utilisation"], row["buffer occupancy"], "o")
-        ax.annotate(row["algorithm"], (row["1 − utilisation"], row["buffer occupancy"]), fontsize="small")
+        text = row["algorithm"] + (f" {key}={row[key]:g}" if key else "")
+        ax.annotate(text, (row["1 − utilisation"], row["buffer occupancy"]), fontsize="x-small")
     fig.tight_layout()
     return Figure("tradeoff", "Trade-off between under-utilisation and buffer occupancy (Fig. 3.28)", fig)
 
