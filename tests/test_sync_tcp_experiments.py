@@ -282,9 +282,6 @@ def test_every_experiment_is_registered_and_runs_the_five_algorithms():
     for name in EXPERIMENTS:
         assert name in names, name
         plan = get(name).plan("quick")
-        if name == "sync_rerouting" and not st.link_changes_supported():
-            assert not plan.runs and plan.parameters["link_changes_supported"] is False
-            continue
         ccs = {r.params["cc"] for r in plan.runs}
         assert ccs == ({"sync_tcp"} if name == "sync_lambda" else set(st.CCS)), name
         seeds = {r.seed for r in plan.runs}
@@ -325,7 +322,6 @@ def test_full_plans_follow_the_thesis():
                                                                                              "off": 100.0})
 
 
-@pytest.mark.skipif(not st.link_changes_supported(), reason="needs [[link_changes]] (branch linkchange)")
 def test_rerouting_plans_the_link_changes():
     runs = sim.sync_rerouting("quick").runs
     assert runs and all(r.spec["link_changes"] == sim.reroute_changes(st.SIZES["quick"]) for r in runs)

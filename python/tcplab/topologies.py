@@ -272,15 +272,13 @@ def add_background(spec: dict, seed: int, rate_bps: float, left: str = "r1", rig
 def add_web(spec: dict, fwd_rate: float, rev_rate: float, seed: int, rate_bps: float, left: str = "r1",
             right: str = "r2", prefix: str = "", hosts: int = 8, start: float = 0.0, stop: float | None = None,
             schedule: list[tuple[float, float, float]] | None = None) -> dict | None:
-    """The web load between the two clouds: the one place where it is wired. It needs the
-    PackMime-HTTP generator (branch `packmime`; planned spec: a `[[generators]]` entry with
-    `kind = "packmime"`, `rate` in new connections/s, `clients`, `servers`, `start`, `stop`,
-    `record = "summary"`). Forward connections (`fwd_rate`/s, the thesis's 3200) have their
+    """The web load between the two clouds, from the PackMime-HTTP generator (`[[generators]]`
+    entries of `kind = "packmime"`, `rate` in new connections/s): the one place where it is
+    wired. Forward connections (`fwd_rate`/s, the thesis's 3200) have their
     servers in the left cloud, so that their data crosses the bottleneck forward; reverse ones
     (`rev_rate`, 800) the other way. `schedule` = [(start, stop, fwd_rate), ...] replaces the
     constant forward rate with steps (App. A.5's Table A.2). Nothing is added, and None is
-    returned, while every rate is 0: the quick sizes and the tests run without web traffic until
-    the generator is merged."""
+    returned, while every rate is 0 (the quick sizes run without web traffic)."""
     steps = schedule if schedule is not None else [(start, stop, fwd_rate)]
     if all(r <= 0 for _, _, r in steps) and rev_rate <= 0:
         return None
@@ -290,13 +288,17 @@ def add_web(spec: dict, fwd_rate: float, rev_rate: float, seed: int, rate_bps: f
     for k in range(hosts):
         add_cloud_host(spec, left_hosts[k], left, delays[k], rate_bps)
         add_cloud_host(spec, right_hosts[k], right, delays[hosts + k], rate_bps)
+    # 1500-byte packets like the flows under test; a handshake on each connection's first request
+    tcp = {"mss": THESIS_MSS, "header": 40, "handshake": True, "init_cwnd": 2}
     gens = []
     for j, (t0, t1, r) in enumerate(steps):
         if r > 0:
             gens.append({"name": f"{prefix}web_fwd{j}", "kind": "packmime", "rate": r, "servers": left_hosts,
-                         "clients": right_hosts, "start": t0, "record": "summary", **({"stop": t1} if t1 else {})})
+                         "clients": right_hosts, "start": t0, "record": "summary", "tcp": tcp,
+                         **({"stop": t1} if t1 else {})})
     if rev_rate > 0:
         gens.append({"name": f"{prefix}web_rev", "kind": "packmime", "rate": rev_rate, "servers": right_hosts,
-                     "clients": left_hosts, "start": start, "record": "summary", **({"stop": stop} if stop else {})})
+                     "clients": left_hosts, "start": start, "record": "summary", "tcp": tcp,
+                     **({"stop": stop} if stop else {})})
     spec.setdefault("generators", []).extend(gens)
     return {"generators": [g["name"] for g in gens], "clients": right_hosts, "servers": left_hosts}

@@ -367,7 +367,7 @@ def lambda_run(z: dict, variant: str, load: str, seed: int):
 
 
 def lambda_loads(z: dict) -> list[str]:
-    return ["ftp"] + (["web"] if z["web"] and st.web_supported() else [])
+    return ["ftp"] + (["web"] if z["web"] else [])
 
 
 @experiment("sync_lambda", "Sync-TCP App. A.5: fixed λ (1.25, 2.0) against adaptive λ under varying FTP (and web) "

@@ -21,9 +21,8 @@ dumbbell with the thesis's background traffic). Shared scenario, readings and me
 - ``sync_rerouting`` (§3.5.4, Fig. 3.14): N = 2, delay 50, per 1e-6, 0.5 BDP, side links 5 ms;
   at 300 s the D0–R2 delay becomes 7 ms, at 600 s the D1–R2 delay 9 ms. Claim [R]: only
   Sync-TCP re-converges to the fair point (read: Jain's index over the last 30 % of the run
-  ≥ 0.95 for Sync-TCP). It needs link-delay changes (branch ``linkchange``: a top-level
-  ``[[link_changes]]`` list of ``{link, direction, at, delay}``); until the build has them the
-  plan is empty and a finding says so.
+  ≥ 0.95 for Sync-TCP). The delay changes are top-level ``[[link_changes]]`` entries
+  (``{link, direction, at, delay}``).
 - ``sync_door_tower`` (§3.5.5, Figs. 3.15–3.21): door (5 flows) and tower (40 flows in 4 groups
   of 10; quick: 4 groups of 2), delay 50, per 1e-6, 0.5 BDP. SEED-NOTES's timings: door
   arrivals at 0, 100, 200, 300, 400 s and departures at 600 … 1000 s (first in, first out);
@@ -272,15 +271,12 @@ def reroute_changes(z: dict) -> list[dict]:
     return out
 
 
-@experiment("sync_rerouting", "Sync-TCP §3.5.4: two flows whose RTPDs grow by 4 and 8 ms at 300 and 600 s "
-            "(needs link_changes)", P)
+@experiment("sync_rerouting", "Sync-TCP §3.5.4: two flows whose RTPDs grow by 4 and 8 ms at 300 and 600 s",
+            P)
 def sync_rerouting(size: str) -> Plan:
     z = st.SIZES[size]
     params = {"rate_bps": z["rate"], "delay_s": 0.05, "per": 1e-6, "qsize_bdp": 0.5, "n": 2,
-              "duration_s": z["dyn_duration"], "link_changes": reroute_changes(z), "seeds": z["seeds"],
-              "link_changes_supported": st.link_changes_supported()}
-    if not params["link_changes_supported"]:
-        return Plan([], analyse_rerouting, params)
+              "duration_s": z["dyn_duration"], "link_changes": reroute_changes(z), "seeds": z["seeds"]}
     runs = []
     for cc in st.CCS:
         for s in z["seeds"]:
@@ -292,9 +288,6 @@ def sync_rerouting(size: str) -> Plan:
 
 
 def analyse_rerouting(done) -> Analysis:
-    if not done:
-        return Analysis([], [], ["inconclusive: only Sync-TCP re-converges to the fair point after a rerouting "
-                                 "[not run: this build has no [[link_changes]] (branch linkchange)]"])
     m = st.measures(done, ["case"])
     t = st.order_ccs(st.summary(m, ["case"], ("jain", "utilisation", "qdelay ms")), ["case"])
     s = m.loc[m["cc"] == st.SYNC, "jain"]

@@ -58,7 +58,7 @@ def tb_size(size: str, rate_full: float, dur_full: float, dur_quick: float) -> d
 
 
 def web(z: dict, mbps: float) -> dict:
-    on = z["web"] and st.web_supported()
+    on = z["web"]
     return {"web_fwd": CONN_PER_MBPS * mbps if on else 0.0, "web_rev": 0.0}
 
 
