@@ -213,3 +213,132 @@ def congestion_signals(events: pd.DataFrame, flows: Sequence[int] | None = None,
         "detected_by": [len(r[2]) for r in rows],
         "by_all": [bool(competing) and r[2] >= competing for r in rows],
     })
+
+
+# --------------------------------------------------------------------------- thesis chapter 3 (Sync-TCP)
+# Metrics of the thesis's §3.5 over a window [t0, t1] ([100, 1000] s in the thesis; scaled for
+# the quick sizes). SEED-NOTES §2.2 C; docs/sync-tcp.md states each reading.
+
+
+def window_delivered(flow_ts: pd.DataFrame, flows: Sequence[int], t0: float, t1: float) -> pd.Series:
+    """Per flow of `flows`: segments delivered in order to its receiver within [t0, t1], from
+    the cumulative `delivered` of the sampled time series (the last sample at or before each
+    end; 0 before the flow's first sample)."""
+    out = {}
+    for f in flows:
+        x = flow_ts.loc[flow_ts["flow"] == f, ["time", "delivered"]].sort_values("time")
+        if x.empty:
+            out[f] = 0.0
+            continue
+        s = x.set_index("time")["delivered"]
+        a = s.asof(t0) if t0 >= s.index[0] else 0.0
+        b = s.asof(t1) if t1 >= s.index[0] else 0.0
+        out[f] = float((0.0 if np.isnan(b) else b) - (0.0 if np.isnan(a) else a))
+    return pd.Series(out, dtype=float)
+
+
+def window_throughput(flow_ts: pd.DataFrame, flows_table: pd.DataFrame, flows: Sequence[int], t0: float,
+                      t1: float) -> pd.Series:
+    """Per flow of `flows`: the average goodput (payload bit/s) over [t0, t1] (the thesis's
+    "average throughput" of a flow over [100, 1000] s), from `window_delivered` and each flow's
+    payload per segment (delivered bytes over delivered segments)."""
+    by = flows_table.set_index("flow")
+    payload = by["delivered_bytes"] / by["delivered_segments"].where(by["delivered_segments"] > 0)
+    seg = window_delivered(flow_ts, flows, t0, t1)
+    return (seg * payload.reindex(seg.index).fillna(0.0) * 8 / (t1 - t0)).rename("throughput_bps")
+
+
+def window_utilisation(flow_ts: pd.DataFrame, flows_table: pd.DataFrame, tcp_flows: Sequence[int], capacity_bps: float,
+                       t0: float, t1: float, header: int = 40, datagram_bits: float = 0.0) -> float:
+    """Utilisation of a link over [t0, t1] by the traffic that crossed it: the TCP flows
+    `tcp_flows` (their in-order delivered segments in the window, each counted with its payload
+    plus `header` bytes on the wire; retransmissions are not counted) plus `datagram_bits`
+    (the bits of UDP/VoIP datagrams that crossed it in the window, computed by the caller),
+    divided by capacity × (t1 − t0)."""
+    by = flows_table.set_index("flow")
+    seg = window_delivered(flow_ts, tcp_flows, t0, t1)
+    payload = (by["delivered_bytes"] / by["delivered_segments"].where(by["delivered_segments"] > 0)).reindex(seg.index)
+    bits = float((seg * (payload.fillna(0.0) + header) * 8).sum()) + datagram_bits
+    return bits / (capacity_bps * (t1 - t0))
+
+
+def window_loss_rate(drops: pd.DataFrame, hop: int, t0: float, t1: float, departures: float) -> float:
+    """The loss rate of a link direction over [t0, t1]: its drops in the window (rows of the
+    drop trace, `sim.drop_trace = true`, with `hop` the links table's `link`; every reason:
+    overflow and packet errors) over the packets offered to it in the window, taken as those
+    drops plus `departures` (the packets that crossed it in the window)."""
+    n = int(((drops["hop"] == hop) & (drops["time"] >= t0) & (drops["time"] <= t1)).sum()) if len(drops) else 0
+    total = n + departures
+    return n / total if total > 0 else float("nan")
+
+
+def sampled_queue_delay(link_ts: pd.DataFrame, link: int, t0: float, t1: float, service_s: float) -> tuple[float, float]:
+    """(mean, standard deviation) over [t0, t1] of a link direction's sampled queue (packets in
+    its system) times `service_s`, one data packet's transmission time: the queueing delay a
+    packet arriving at the sampling instant would see, in seconds. The per-packet values over
+    the whole run are the links table's `qdelay_mean`, `qdelay_std`; this one covers only the
+    window (the thesis leaves out the initial slow start)."""
+    q = link_ts.loc[(link_ts["link"] == link) & (link_ts["time"] >= t0) & (link_ts["time"] <= t1), "queue"]
+    if q.empty:
+        return float("nan"), float("nan")
+    d = q.to_numpy(dtype=float) * service_s
+    return float(d.mean()), float(d.std())
+
+
+def normalised_buffer_occupancy(delay: float, propagation: float, max_queue_delay: float) -> float:
+    """The thesis's normalised average buffer occupancy (§3.6.5): (VoIP average delay − RTPD)
+    / maximum queueing delay, e.g. (61 − 50)/25 = 44 %. tcplab measures the VoIP delay one
+    way, so `delay` is the mean one-way delay, `propagation` the one-way propagation delay of
+    the calls' path, `max_queue_delay` the bottleneck buffer's drain time (buffer × a data
+    packet's transmission time). With symmetric paths this equals the round-trip reading
+    (one-way delay plus the return propagation, minus the RTPD)."""
+    if not max_queue_delay > 0:
+        raise ValueError(f"max_queue_delay: {max_queue_delay!r}; allowed: a positive number of seconds")
+    return (delay - propagation) / max_queue_delay
+
+
+def signal_synchronisation(events: pd.DataFrame, flows: Sequence[int] | None = None, gap: float = 0.5,
+                           t0: float = 0.0, t1: float = float("inf")) -> dict:
+    """The thesis's congestion-signal synchronisation (§3.5.1, §3.5.2's 5853/5651/202): the
+    signals of `congestion_signals` whose first detection lies in [t0, t1], how many of them
+    all competing flows detected, how many some missed, and the fraction detected by all
+    (NaN without signals)."""
+    s = congestion_signals(events, flows, gap=gap)
+    s = s[(s["time"] >= t0) & (s["time"] <= t1)]
+    n, a = len(s), int(s["by_all"].sum()) if len(s) else 0
+    return {"signals": n, "by_all": a, "missed": n - a, "fraction_by_all": a / n if n else float("nan")}
+
+
+def phase_fairness(throughput: pd.DataFrame, phases: Sequence[tuple[float, float, Sequence[int]]],
+                   settle: float = 0.5) -> pd.DataFrame:
+    """Fairness in a dynamic scenario (door, tower): per phase (t_a, t_b, active flows), Jain's
+    index of the active flows' mean throughputs over the phase's last (1 − `settle`) part,
+    [t_a + settle·(t_b − t_a), t_b], i.e. after they had time to converge. Takes the table of
+    `interval_throughput`. Rows: ``start``, ``end``, ``flows`` (number active), ``jain``."""
+    rows = []
+    for ta, tb, active in phases:
+        lo = ta + settle * (tb - ta)
+        x = throughput[(throughput["time"] > lo + 1e-9) & (throughput["time"] <= tb + 1e-9)
+                       & throughput["flow"].isin(list(active))]
+        means = [float(x.loc[x["flow"] == f, "throughput_bps"].mean()) if (x["flow"] == f).any() else 0.0
+                 for f in active]
+        rows.append({"start": ta, "end": tb, "flows": len(active), "jain": jain_index(means)})
+    return pd.DataFrame(rows, columns=["start", "end", "flows", "jain"])
+
+
+def queue_emptied_fraction(link_ts: pd.DataFrame, link: int, t0: float, t1: float, period: float,
+                           threshold: float) -> float:
+    """The fraction of the consecutive periods of `period` seconds in [t0, t1] in which a link
+    direction's sampled queue fell to at most `threshold` packets at least once: how regularly
+    the queue is emptied (App. A.5's claim that adaptive λ empties it periodically under every
+    load). Only whole periods count."""
+    q = link_ts[(link_ts["link"] == link) & (link_ts["time"] >= t0) & (link_ts["time"] <= t1)]
+    n = int(np.floor((t1 - t0) / period + 1e-9))
+    if n < 1:
+        return float("nan")
+    hits = 0
+    for k in range(n):
+        a, b = t0 + k * period, t0 + (k + 1) * period
+        w = q[(q["time"] >= a) & (q["time"] < b)]["queue"]
+        hits += bool(len(w)) and float(w.min()) <= threshold
+    return hits / n

@@ -44,15 +44,18 @@ class Results:
       with ``[[link_changes]]`` also ``drops_down``)
     - ``flow_ts``, ``link_ts``: sampled time series (cwnd, ssthresh, srtt, ...; queue length)
     - ``events``: loss reactions and algorithm decisions per flow (and ``datagram_delay`` per
-      datagram of flows with ``delay_trace``); with ``[[link_changes]]`` a ``link`` column and
-      a row per change applied (``link_delay``, ``link_rate``, ``link_queue``, ``link_loss``,
-      ``link_down``, ``link_up``; ``flow`` is 2**64 - 1 on those rows, ``link`` on flow rows)
+      datagram of flows with ``delay_trace``; ``web_*`` rows per request of a packmime
+      generator with ``log_requests``: ``tcplab.web.request_log``); with ``[[link_changes]]`` a
+      ``link`` column and a row per change applied (``link_delay``, ``link_rate``, ``link_queue``,
+      ``link_loss``, ``link_down``, ``link_up``; ``flow`` is 2**64 - 1 on those rows, ``link`` on
+      flow rows)
     - ``lans``: one row per LAN member interface (arrivals, departures, drops by cause)
     - ``parallel_intervals``: TCBI, one row per (interval of constant set membership with
       n >= 2, member flow): ``host, set, interval, t0, t1, n, flow, name, acked_bytes``
     - ``generators``: one row per flow generator: flows created and completed, and the
       completed flows' totals (segments, Σ completion time, Σ size/completion time,
-      delivered bytes, retransmissions, timeouts); a generator with ``record = "summary"``
+      delivered bytes, retransmissions, timeouts; with a packmime generator also the
+      ``web_*`` request-level columns); a generator with ``record = "summary"``
       appears only here, not in ``flows``
     - ``drops``: with ``sim.drop_trace = true``, one row per dropped packet: ``time, hop``
       (the links table's row, or a LAN hop), ``src, dst, reason`` (queue, aqm, loss, down),

@@ -63,8 +63,21 @@ impl World {
         let mut generators = Generators::new();
         for (i, g) in spec.generators.iter().enumerate() {
             let r = net.add_route(route(&format!("generators[{i}]"))?);
+            let mut pair_routes = Vec::new();
+            if let Some(w) = &g.web {
+                // Per (client, server) pair: the request's route, then the response's.
+                for _ in 0..w.clients.len() * w.servers.len() {
+                    let response = route(&format!("generators[{i}]"))?;
+                    let request = Route {
+                        fwd: response.rev.clone(),
+                        rev: response.fwd.clone(),
+                    };
+                    pair_routes.push(net.add_route(request));
+                    pair_routes.push(net.add_route(response));
+                }
+            }
             generators
-                .add(g.clone(), r, seed)
+                .add(g.clone(), r, pair_routes, seed)
                 .ok_or_else(|| Error::Scenario(format!("generators[{i}]: no traffic model of kind {}", g.kind)))?;
         }
         drop(routes);
@@ -176,7 +189,15 @@ fn routes(
         .flows
         .iter()
         .map(|f| (f.src.as_str(), f.dst.as_str()))
-        .chain(spec.generators.iter().map(|g| (g.src.as_str(), g.dst.as_str())));
+        .chain(spec.generators.iter().flat_map(|g| {
+            // A web generator's (server, client) pairs follow its own ends, client-major.
+            let clouds = g.web.iter().flat_map(|w| {
+                w.clients
+                    .iter()
+                    .flat_map(|c| w.servers.iter().map(move |s| (s.as_str(), c.as_str())))
+            });
+            std::iter::once((g.src.as_str(), g.dst.as_str())).chain(clouds)
+        }));
     let mut pairs = Vec::new();
     for (a, b) in ends {
         let (src, dst) = (node_index[a], node_index[b]);

@@ -7,7 +7,7 @@ use crate::observe::Observer;
 use crate::share::Share;
 use crate::sim::{Dispatch, Ev, Kernel, Time};
 use crate::tcp::{Env, Kind, Transport};
-use crate::traffic::{Step, Traffic, TrafficEv};
+use crate::traffic::{Plan, Step, Traffic, TrafficEv};
 
 pub struct Components {
     pub net: Network,
@@ -99,14 +99,20 @@ impl Components {
 
     fn on_traffic(&mut self, k: &mut Kernel, now: Time, e: TrafficEv) {
         match e {
-            TrafficEv::GenTick(g) => self.generator_wake(k, now, g),
+            TrafficEv::GenTick(g) => {
+                let plan = self.traffic.generators.wake(now, g);
+                self.generator_steps(k, now, g, plan);
+            }
+            TrafficEv::GenTimer(g, tag) => {
+                let plan = self.traffic.generators.timer(now, g, tag);
+                self.generator_steps(k, now, g, plan);
+            }
             e => self.traffic.cbr.handle(now, e, &mut self.net, &mut k.q),
         }
     }
 
-    /// Generator `g` wakes up: carry out the steps its model asks for, in order.
-    fn generator_wake(&mut self, k: &mut Kernel, now: Time, g: u32) {
-        let plan = self.traffic.generators.wake(now, g);
+    /// Carry out the steps generator `g`'s model asks for, in order.
+    fn generator_steps(&mut self, k: &mut Kernel, now: Time, g: u32, plan: Plan) {
         for &step in &plan.steps {
             match step {
                 Step::WakeAt(t) => k.q.at(t, TrafficEv::GenTick(g)),
@@ -116,6 +122,20 @@ impl Components {
                         .tcp
                         .open(spec, route, Some(g), &mut self.net, &mut self.share)
                         .expect("generator spec validated");
+                    self.tcp.start(now, f, &mut env!(self, k));
+                }
+                Step::Send {
+                    bytes,
+                    route,
+                    tag,
+                    opens,
+                } => {
+                    let (spec, route) = self.traffic.generators.next_transfer(now, g, bytes, route, opens);
+                    let f = self
+                        .tcp
+                        .open(spec, route, Some(g), &mut self.net, &mut self.share)
+                        .expect("generator spec validated");
+                    self.traffic.generators.tag_flow(g, f, tag);
                     self.tcp.start(now, f, &mut env!(self, k));
                 }
             }

@@ -155,6 +155,7 @@ impl World {
             observe::events_table(
                 &mut c.tcp.flows,
                 &mut c.traffic.cbr,
+                &mut c.traffic.generators,
                 (!self.spec.link_changes.is_empty()).then_some(&c.net.change_log[..]),
             ),
         )
@@ -172,6 +173,7 @@ impl World {
         let events = observe::events_table(
             &mut c.tcp.flows,
             &mut c.traffic.cbr,
+            &mut c.traffic.generators,
             (!spec.link_changes.is_empty()).then_some(&c.net.change_log[..]),
         );
         let (flow_ts, link_ts) = c.obs.series.take_tables();

@@ -6,7 +6,7 @@ use crate::net::ChangeRecord;
 use crate::share::Sharing;
 use crate::sim::to_secs;
 use crate::tcp::{Flow, FlowTable};
-use crate::traffic::{Cbr, Traffic};
+use crate::traffic::{Cbr, Generators, RequestRecord, Traffic};
 use std::sync::Arc;
 
 const FLOW_COLUMNS: &[(&str, Col)] = &[
@@ -263,14 +263,21 @@ fn control_block_columns(t: &mut TableBuilder, f: &Flow, tcbi: &Sharing) {
 /// `link_rate` (bit/s), `link_queue` (packets), `link_loss`, `link_down` (1 with
 /// `queued = "keep"`, 0 with `"drop"`) or `link_up` (the packets kept that start now);
 /// flow rows have `link` [`NO_ID`].
-pub fn events_table(flows: &mut FlowTable, cbr: &mut Cbr, changes: Option<&[ChangeRecord]>) -> Table {
+pub fn events_table(
+    flows: &mut FlowTable,
+    cbr: &mut Cbr,
+    generators: &mut Generators,
+    changes: Option<&[ChangeRecord]>,
+) -> Table {
     let ids: Vec<usize> = flows.iter().map(|(i, _)| i).collect();
     let traced = |i: usize| cbr.get(i).and_then(|c| c.trace.as_ref()).map_or(0, |t| t.rows.len());
+    let logs: Vec<Vec<RequestRecord>> = generators.list.iter_mut().map(|g| g.model.take_request_log()).collect();
     let rows = flows
         .iter()
         .map(|(i, f)| f.sender.events.len() + traced(i))
         .sum::<usize>()
-        + changes.map_or(0, |c| c.len());
+        + changes.map_or(0, |c| c.len())
+        + logs.iter().map(|l| 3 * l.len()).sum::<usize>();
     let mut columns = EVENT_COLUMNS.to_vec();
     if changes.is_some() {
         columns.push(("link", Col::U));
@@ -303,6 +310,28 @@ pub fn events_table(flows: &mut FlowTable, cbr: &mut Cbr, changes: Option<&[Chan
         t.s("event", c.name);
         t.f("value", c.value);
         t.u("link", u64::from(c.hop));
+    }
+    // Per request of a packmime generator with `log_requests` (`flow` is the connection's
+    // number): at the request's start its size and its response's size, and at the
+    // response's arrival the response time.
+    for r in logs.into_iter().flatten() {
+        t.f("time", to_secs(r.sent));
+        t.u("flow", r.connection);
+        t.s("event", "web_request_bytes");
+        t.f("value", r.request as f64);
+        link_col(&mut t, NO_ID);
+        t.f("time", to_secs(r.sent));
+        t.u("flow", r.connection);
+        t.s("event", "web_response_bytes");
+        t.f("value", r.response as f64);
+        link_col(&mut t, NO_ID);
+        if let Some(done) = r.done {
+            t.f("time", to_secs(done));
+            t.u("flow", r.connection);
+            t.s("event", "web_response_time");
+            t.f("value", to_secs(done - r.sent));
+            link_col(&mut t, NO_ID);
+        }
     }
     t.build()
 }

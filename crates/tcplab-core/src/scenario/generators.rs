@@ -1,5 +1,6 @@
 //! `[[generators]]`: sources that create TCP flows while the simulation runs (Poisson
-//! arrivals, closed loops, sessions), each entry expanded into `count` generators.
+//! arrivals, closed loops, sessions, PackMime-HTTP web traffic), each entry expanded into
+//! `count` generators.
 use super::components::Components;
 use super::distribution::distribution;
 use super::instances::{endpoints, entry_count, instance_name, substitute};
@@ -19,8 +20,20 @@ pub(super) struct RawGenerator {
     #[serde(default)]
     name: Option<String>,
     kind: String,
-    src: String,
-    dst: String,
+    #[serde(default)]
+    src: Option<String>,
+    #[serde(default)]
+    dst: Option<String>,
+    #[serde(default)]
+    clients: Option<Vec<String>>,
+    #[serde(default)]
+    servers: Option<Vec<String>>,
+    #[serde(default)]
+    persistent: Option<Value>,
+    #[serde(default)]
+    lrd: Option<bool>,
+    #[serde(default)]
+    log_requests: Option<bool>,
     #[serde(default)]
     pub(super) count: Option<Value>,
     #[serde(default)]
@@ -33,7 +46,8 @@ pub(super) struct RawGenerator {
     start: Option<Value>,
     #[serde(default)]
     stop: Option<Value>,
-    size: Value,
+    #[serde(default)]
+    size: Option<Value>,
     #[serde(default)]
     size_unit: Option<String>,
     #[serde(default)]
@@ -60,6 +74,10 @@ pub(super) struct RawGenerator {
 /// - `sessions`: sessions of `pages` flows, one after another with `reading` time between
 ///   them; `session_gap` between the end of a session and the start of the next.
 ///
+/// - `packmime`: PackMime-HTTP web connections (`traffic/packmime.rs`) at `rate` new
+///   connections/s between the hosts of `clients` and `servers` (`web`); `src` and `dst`
+///   are then the first server and the first client, and `size` is absent.
+///
 /// Flow sizes are drawn from `size` in `size_unit` (segments, or bytes rounded up to whole
 /// segments), at least one segment.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -73,7 +91,8 @@ pub struct GeneratorSpec {
     pub tcp: TcpSpec,
     pub start: f64,
     pub stop: Option<f64>,
-    pub size: Dist,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<Dist>,
     pub size_unit: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<f64>,
@@ -92,7 +111,30 @@ pub struct GeneratorSpec {
     /// that a long run with millions of background flows keeps little in memory.
     #[serde(default = "default_record")]
     pub record: String,
+    /// `packmime` only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub web: Option<WebSpec>,
 }
+
+/// The fields of a `packmime` generator.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct WebSpec {
+    /// Each connection picks one client and one server uniformly.
+    pub clients: Vec<String>,
+    pub servers: Vec<String>,
+    /// P(a connection is persistent): 0.09 in the model, 0 for HTTP/1.0 only.
+    pub persistent: f64,
+    /// Long-range-dependent arrivals and request sizes (the model's FARIMA driver), or
+    /// i.i.d. draws of the same marginals.
+    pub lrd: bool,
+    /// Keep one record per request (the events table's `web_*` rows).
+    pub log_requests: bool,
+}
+
+/// Hosts per cloud, and (client, server) pairs of one generator: every pair has its two
+/// routes.
+pub const MAX_CLOUD_HOSTS: usize = 10_000;
+pub const MAX_CLOUD_PAIRS: usize = 100_000;
 
 fn default_record() -> String {
     "flows".into()
@@ -163,12 +205,16 @@ fn expand_generator(
 ) -> Result<(), SpecError> {
     let p = format!("generators[{i}]");
     let count = entry_count(&p, g.count.as_ref(), MAX_GENERATORS)?;
-    if !["poisson", "closed", "sessions"].contains(&g.kind.as_str()) {
+    if !["poisson", "closed", "sessions", "packmime"].contains(&g.kind.as_str()) {
         return err(
             &format!("{p}.kind"),
-            format!("{:?} is not allowed; allowed: poisson, closed, sessions", g.kind),
+            format!(
+                "{:?} is not allowed; allowed: poisson, closed, sessions, packmime",
+                g.kind
+            ),
         );
     }
+    let web = g.kind == "packmime";
     let (cc_name, cc_params) = congestion_control(&p, g.cc.as_ref(), g.cc_params.as_ref())?;
     let tcp = tcp_options(&format!("{p}.tcp"), g.tcp.as_ref())?;
     let start = match &g.start {
@@ -185,8 +231,27 @@ fn expand_generator(
         Some(v) => Some(time_nonneg(&format!("{p}.stop"), v)?),
         None => None,
     };
-    let size = distribution(&format!("{p}.size"), &g.size, None)?;
-    let size_unit = g.size_unit.clone().unwrap_or_else(|| "segments".into());
+    let size = match (&g.size, web) {
+        (Some(_), true) => {
+            return err(
+                &format!("{p}.size"),
+                "not used by kind = \"packmime\" (the model draws the sizes)",
+            )
+        }
+        (None, true) => None,
+        (Some(v), false) => Some(distribution(&format!("{p}.size"), v, None)?),
+        (None, false) => return err(&format!("{p}.size"), format!("required for kind = {:?}", g.kind)),
+    };
+    if web && g.size_unit.is_some() {
+        return err(
+            &format!("{p}.size_unit"),
+            "not used by kind = \"packmime\" (sizes are in bytes)",
+        );
+    }
+    let size_unit = g
+        .size_unit
+        .clone()
+        .unwrap_or_else(|| if web { "bytes" } else { "segments" }.into());
     if size_unit != "segments" && size_unit != "bytes" {
         return err(
             &format!("{p}.size_unit"),
@@ -201,13 +266,30 @@ fn expand_generator(
             format!("{record:?} is not allowed; allowed: flows, summary"),
         );
     }
+    if web && g.max_flows.is_some() {
+        return err(&format!("{p}.max_flows"), "not used by kind = \"packmime\" (use stop)");
+    }
     let max_flows = g
         .max_flows
         .as_ref()
         .map(|v| int_in(&format!("{p}.max_flows"), v, 1, u64::MAX))
         .transpose()?;
+    let web_fields = web_fields(&p, g)?;
     for k in 0..count {
-        let (src, dst) = (substitute(&g.src, k), substitute(&g.dst, k));
+        let (src, dst, web) = match &web_fields {
+            Some(w) => {
+                let w = clouds(&p, w, k, index, components)?;
+                (w.servers[0].clone(), w.clients[0].clone(), Some(w))
+            }
+            None => {
+                let field = |f: &Option<String>, n: &str| {
+                    f.as_deref()
+                        .map(|s| substitute(s, k))
+                        .ok_or_else(|| super::SpecError(format!("{p}.{n}: required for kind = {:?}", g.kind)))
+                };
+                (field(&g.src, "src")?, field(&g.dst, "dst")?, None)
+            }
+        };
         let (a, b) = endpoints(&p, &src, &dst, index)?;
         if a == b || !components.connected(a, b) {
             return err(&format!("{p}.dst"), format!("no route from {src:?} to {dst:?}"));
@@ -233,9 +315,115 @@ fn expand_generator(
             reading: arrivals.reading.clone(),
             max_flows,
             record: record.clone(),
+            web,
         });
     }
     Ok(())
+}
+
+/// The web fields of a packmime generator (clouds not yet expanded), or None for the other
+/// kinds (which may not have them).
+fn web_fields(p: &str, g: &RawGenerator) -> Result<Option<WebSpec>, SpecError> {
+    if g.kind != "packmime" {
+        let given = [
+            ("clients", g.clients.is_some()),
+            ("servers", g.servers.is_some()),
+            ("persistent", g.persistent.is_some()),
+            ("lrd", g.lrd.is_some()),
+            ("log_requests", g.log_requests.is_some()),
+        ];
+        if let Some((field, _)) = given.iter().find(|(_, present)| *present) {
+            return err(&format!("{p}.{field}"), format!("not used by kind = {:?}", g.kind));
+        }
+        return Ok(None);
+    }
+    for (field, present) in [("src", g.src.is_some()), ("dst", g.dst.is_some())] {
+        if present {
+            return err(
+                &format!("{p}.{field}"),
+                "not used by kind = \"packmime\" (give the hosts as clients and servers)",
+            );
+        }
+    }
+    let hosts = |field: &str, v: &Option<Vec<String>>| -> Result<Vec<String>, SpecError> {
+        match v {
+            None => err(
+                &format!("{p}.{field}"),
+                "required for kind = \"packmime\" (a list of host names)",
+            ),
+            Some(l) if l.is_empty() || l.len() > MAX_CLOUD_HOSTS => err(
+                &format!("{p}.{field}"),
+                format!("{} hosts is not allowed; allowed: 1 to {MAX_CLOUD_HOSTS}", l.len()),
+            ),
+            Some(l) => Ok(l.clone()),
+        }
+    };
+    let (clients, servers) = (hosts("clients", &g.clients)?, hosts("servers", &g.servers)?);
+    if clients.len() * servers.len() > MAX_CLOUD_PAIRS {
+        return err(
+            &format!("{p}.servers"),
+            format!(
+                "{} clients x {} servers = {} pairs is not allowed; at most {MAX_CLOUD_PAIRS} (each pair has its routes)",
+                clients.len(),
+                servers.len(),
+                clients.len() * servers.len()
+            ),
+        );
+    }
+    let persistent = match &g.persistent {
+        Some(v) => num_in(&format!("{p}.persistent"), v, 0.0, 1.0, "probability")?,
+        None => 0.09,
+    };
+    Ok(Some(WebSpec {
+        clients,
+        servers,
+        persistent,
+        lrd: g.lrd.unwrap_or(true),
+        log_requests: g.log_requests.unwrap_or(false),
+    }))
+}
+
+/// Instance `k`'s clouds: `{i}` substituted, every host known, every pair connected and no
+/// host in both clouds.
+fn clouds(
+    p: &str,
+    w: &WebSpec,
+    k: usize,
+    index: &HashMap<String, usize>,
+    components: &mut Components,
+) -> Result<WebSpec, SpecError> {
+    let expand = |field: &str, l: &[String]| -> Result<Vec<(String, usize)>, SpecError> {
+        l.iter()
+            .enumerate()
+            .map(|(j, h)| {
+                let h = substitute(h, k);
+                match index.get(&h) {
+                    Some(&n) => Ok((h, n)),
+                    None => err(&format!("{p}.{field}[{j}]"), format!("unknown node {h:?}")),
+                }
+            })
+            .collect()
+    };
+    let clients = expand("clients", &w.clients)?;
+    let servers = expand("servers", &w.servers)?;
+    for (j, (c, a)) in clients.iter().enumerate() {
+        for (s, b) in &servers {
+            if a == b {
+                return err(&format!("{p}.clients[{j}]"), format!("{c:?} is also a server"));
+            }
+            if !components.connected(*a, *b) {
+                return err(
+                    &format!("{p}.clients[{j}]"),
+                    format!("no route from {c:?} to server {s:?}"),
+                );
+            }
+        }
+    }
+    Ok(WebSpec {
+        clients: clients.into_iter().map(|(h, _)| h).collect(),
+        servers: servers.into_iter().map(|(h, _)| h).collect(),
+        ..w.clone()
+    })
 }
 
 /// The arrival fields of the generator at `p`: each one its kind requires, none it does not use.
@@ -274,7 +462,7 @@ fn arrivals(p: &str, g: &RawGenerator) -> Result<Arrivals, SpecError> {
         }
     };
     match g.kind.as_str() {
-        "poisson" => {
+        "poisson" | "packmime" => {
             need(rate.is_some(), "rate")?;
             unused(think.is_some(), "think")?;
             unused(session_gap.is_some() || pages.is_some() || reading.is_some(), "pages")?;

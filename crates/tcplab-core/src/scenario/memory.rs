@@ -39,6 +39,9 @@ pub const PER_LINK_SAMPLE: f64 = 96.0;
 /// A datagram in a flow's delay trace (`delay_trace`): its (arrival, delay) in the core,
 /// then an events-table row (time, flow, event name, value) and its Python copies.
 pub const PER_TRACED_DATAGRAM: f64 = 256.0;
+/// A request of a packmime generator with `log_requests`: its record in the core, then three
+/// events-table rows and their Python copies.
+pub const PER_LOGGED_REQUEST: f64 = 3.0 * 256.0;
 /// A captured packet: record header and IP/TCP headers, kept three times (core, result,
 /// file buffer).
 pub const PER_CAPTURED_PACKET: f64 = 3.0 * (16.0 + 40.0);
@@ -93,10 +96,21 @@ fn active_time(g: &GeneratorSpec, duration: f64) -> f64 {
     (g.stop.unwrap_or(duration).min(duration) - g.start).max(0.0)
 }
 
+/// The flows of one PackMime-HTTP connection on average: a request and a response per
+/// exchange, 1.2 exchanges per connection (0.91 × 1 + 0.09 × 3.19 objects of a persistent
+/// connection, from the model's page and object counts; checked in `traffic::packmime`).
+pub const PACKMIME_FLOWS_PER_CONNECTION: f64 = 2.4;
+
 /// The flows a Poisson generator is expected to create: rate x active time, at most
-/// `max_flows` (0 for other kinds).
+/// `max_flows` (0 for other kinds); for packmime, rate x active time x the flows of a
+/// connection.
 pub fn poisson_flows(g: &GeneratorSpec, duration: f64) -> f64 {
-    let n = g.rate.unwrap_or(0.0) * active_time(g, duration);
+    let per_arrival = if g.kind == "packmime" {
+        PACKMIME_FLOWS_PER_CONNECTION
+    } else {
+        1.0
+    };
+    let n = g.rate.unwrap_or(0.0) * active_time(g, duration) * per_arrival;
     n.min(g.max_flows.map_or(f64::INFINITY, |m| m as f64))
 }
 
@@ -105,13 +119,14 @@ pub fn poisson_flows(g: &GeneratorSpec, duration: f64) -> f64 {
 /// over the shortest link delay plus the mean size sent at the fastest rate). Both capped
 /// by `max_flows` and by MAX_GENERATED_FLOWS.
 pub fn generated_flows(g: &GeneratorSpec, duration: f64, min_delay: f64, max_rate: f64) -> f64 {
-    if g.kind == "poisson" {
+    if g.kind == "poisson" || g.kind == "packmime" {
         return poisson_flows(g, duration).min(MAX_GENERATED_FLOWS);
     }
     let active = active_time(g, duration);
+    let size = g.size.as_ref().map_or(1.0, typical);
     let segments = match g.size_unit.as_str() {
-        "bytes" => typical(&g.size) / g.tcp.mss as f64,
-        _ => typical(&g.size),
+        "bytes" => size / g.tcp.mss as f64,
+        _ => size,
     }
     .max(1.0);
     let flow_time = 2.0 * min_delay + segments * (g.tcp.mss + g.tcp.header) as f64 * 8.0 / max_rate;
@@ -176,11 +191,22 @@ pub fn estimate(spec: &Spec) -> Estimate {
         ("samples", flow_rows * PER_FLOW_SAMPLE + link_rows * PER_LINK_SAMPLE),
         ("pcap", captured * PER_CAPTURED_PACKET),
         ("delay traces", traced_datagrams(spec) * PER_TRACED_DATAGRAM),
+        ("web request logs", logged_requests(spec) * PER_LOGGED_REQUEST),
     ];
     Estimate {
         bytes: parts.iter().map(|(_, b)| b).sum(),
         parts,
     }
+}
+
+/// Requests the packmime generators with `log_requests` make: half their expected flows
+/// (a request and a response each).
+fn logged_requests(spec: &Spec) -> f64 {
+    spec.generators
+        .iter()
+        .filter(|g| g.web.as_ref().is_some_and(|w| w.log_requests))
+        .map(|g| poisson_flows(g, spec.sim.duration) / 2.0)
+        .sum()
 }
 
 /// Datagrams the flows with `delay_trace` send (at most that many are received): each rate

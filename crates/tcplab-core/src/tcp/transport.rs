@@ -310,7 +310,15 @@ impl Transport {
         let mut out = std::mem::take(&mut self.scratch);
         let fl = &mut self.flows[pkt.flow as usize];
         match pkt.kind {
-            Kind::Data => fl.receiver.on_data_ecn(now, pkt.seq, pkt.ts, pkt.ecn, &mut out),
+            Kind::Data => {
+                let before = fl.receiver.delivered();
+                fl.receiver.on_data_ecn(now, pkt.seq, pkt.ts, pkt.ecn, &mut out);
+                if let (Some(g), Some(size)) = (fl.generator, fl.spec.size) {
+                    if before < size && fl.receiver.delivered() >= size {
+                        env.apps.flow_received(now, g, pkt.flow, env.q);
+                    }
+                }
+            }
             Kind::Syn => fl.receiver.on_syn(now, pkt.ts, &mut out),
             Kind::Fin => fl.receiver.on_fin(now, pkt.ts, &mut out),
             Kind::Ack | Kind::SynAck | Kind::FinAck => {
@@ -385,6 +393,7 @@ impl Transport {
         let s = &fl.sender;
         let duration = s.stats.completion.map_or(0.0, |c| to_secs(c) - fl.spec.start);
         let done = FlowDone {
+            flow: f,
             segments: fl.spec.size.unwrap_or(0),
             duration,
             delivered_bytes: fl.receiver.delivered() * fl.spec.tcp.mss as u64,

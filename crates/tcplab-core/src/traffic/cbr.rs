@@ -169,7 +169,7 @@ impl Cbr {
                     c.gen += 1;
                 }
             }
-            TrafficEv::GenTick(_) => unreachable!("generators wake through the world"),
+            TrafficEv::GenTick(_) | TrafficEv::GenTimer(..) => unreachable!("generators wake through the world"),
         }
     }
 }

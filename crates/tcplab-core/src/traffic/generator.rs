@@ -5,11 +5,13 @@
 use super::{Model, Plan, TrafficEv};
 use crate::scenario::{FlowCommon, FlowSpec, GeneratorSpec};
 use crate::sim::{secs, to_secs, Queue, Rng, Time};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// What a completed flow tells its generator.
 #[derive(Debug, Clone, Copy)]
 pub struct FlowDone {
+    pub flow: u32,
     pub segments: u64,
     /// Completion time (s).
     pub duration: f64,
@@ -40,10 +42,15 @@ pub struct Generator {
     pub spec: GeneratorSpec,
     /// The network route its flows take.
     pub route: u32,
+    /// The routes a model picks by index (`Step::Send`): packmime's per (client, server)
+    /// pair, requests then responses. Empty for the other kinds.
+    pub routes: Vec<u32>,
     rng: Rng,
-    model: Box<dyn Model>,
+    pub model: Box<dyn Model>,
     pub created: u64,
     pub totals: GeneratorTotals,
+    /// The tags of its live tagged flows (flow id → tag).
+    tags: HashMap<u32, u32>,
 }
 
 pub struct Generators {
@@ -59,15 +66,18 @@ impl Generators {
         }
     }
 
-    /// Add a generator whose flows take `route`; `None` if its kind has no model.
-    pub fn add(&mut self, spec: GeneratorSpec, route: u32, seed: u64) -> Option<()> {
+    /// Add a generator whose flows take `route` (or, for a model that picks, one of
+    /// `routes`); `None` if its kind has no model.
+    pub fn add(&mut self, spec: GeneratorSpec, route: u32, routes: Vec<u32>, seed: u64) -> Option<()> {
         self.list.push(Generator {
             rng: Rng::stream(seed, &format!("generator:{}", spec.name)),
             model: super::model(&spec)?,
             spec,
             route,
+            routes,
             created: 0,
             totals: GeneratorTotals::default(),
+            tags: HashMap::new(),
         });
         Some(())
     }
@@ -92,6 +102,15 @@ impl Generators {
         plan
     }
 
+    /// Generator `g`'s timer for `tag` fired: the steps its model asks for (whether or not
+    /// the generator has stopped: a connection under way goes on).
+    pub fn timer(&mut self, now: Time, g: u32, tag: u32) -> Plan {
+        let mut plan = std::mem::take(&mut self.plan);
+        let gen = &mut self.list[g as usize];
+        gen.model.on_timer(now, &gen.spec, &mut gen.rng, tag, &mut plan);
+        plan
+    }
+
     pub fn done_with(&mut self, mut plan: Plan) {
         plan.steps.clear();
         self.plan = plan;
@@ -100,11 +119,49 @@ impl Generators {
     /// The spec of generator `g`'s next flow, of `size` segments, opened at `now`, and the
     /// route it takes.
     pub fn next_flow(&mut self, now: Time, g: u32, size: u64) -> (Arc<FlowSpec>, u32) {
+        let gen = &self.list[g as usize];
+        let ends = (gen.spec.src.clone(), gen.spec.dst.clone());
+        let (tcp, route) = (gen.spec.tcp.clone(), gen.route);
+        (self.flow_spec(now, g, ends, size, tcp), route)
+    }
+
+    /// The spec of a transfer of exactly `bytes` bytes of generator `g` on its route number
+    /// `route`, opened at `now`, and the network route: ⌈bytes/mss⌉ segments of equal size;
+    /// the handshake only if the transfer `opens` its connection.
+    pub fn next_transfer(&mut self, now: Time, g: u32, bytes: u64, route: u32, opens: bool) -> (Arc<FlowSpec>, u32) {
+        let gen = &self.list[g as usize];
+        let web = gen
+            .spec
+            .web
+            .as_ref()
+            .expect("only web generators send tagged transfers");
+        let (pair, response) = (route / 2, route % 2 == 1);
+        let servers = web.servers.len() as u32;
+        let client = web.clients[(pair / servers) as usize].clone();
+        let server = web.servers[(pair % servers) as usize].clone();
+        let ends = if response { (server, client) } else { (client, server) };
+        let mut tcp = gen.spec.tcp.clone();
+        tcp.handshake &= opens;
+        let bytes = bytes.max(1);
+        let segments = bytes.div_ceil(tcp.mss as u64);
+        tcp.mss = bytes.div_ceil(segments) as u32;
+        let net_route = gen.routes[route as usize];
+        (self.flow_spec(now, g, ends, segments, tcp), net_route)
+    }
+
+    fn flow_spec(
+        &mut self,
+        now: Time,
+        g: u32,
+        (src, dst): (String, String),
+        size: u64,
+        tcp: crate::scenario::TcpSpec,
+    ) -> Arc<FlowSpec> {
         let gen = &mut self.list[g as usize];
         let spec = FlowSpec {
             name: format!("{}:{}", gen.spec.name, gen.created),
-            src: gen.spec.src.clone(),
-            dst: gen.spec.dst.clone(),
+            src,
+            dst,
             start: to_secs(now),
             common: Arc::new(FlowCommon {
                 cc: gen.spec.cc.clone(),
@@ -112,7 +169,7 @@ impl Generators {
                 stop: None,
                 size: Some(size),
                 switch: Vec::new(),
-                tcp: gen.spec.tcp.clone(),
+                tcp,
                 transport: "tcp".into(),
                 packet: None,
                 rate_schedule: None,
@@ -124,7 +181,22 @@ impl Generators {
             }),
         };
         gen.created += 1;
-        (Arc::new(spec), gen.route)
+        Arc::new(spec)
+    }
+
+    /// Flow `f` of generator `g` carries the model's tag `tag`.
+    pub fn tag_flow(&mut self, g: u32, f: u32, tag: u32) {
+        self.list[g as usize].tags.insert(f, tag);
+    }
+
+    /// The whole of flow `f` of generator `g` reached its receiver at `now`: a tagged
+    /// flow's model hears it (and may set a timer).
+    pub fn flow_received(&mut self, now: Time, g: u32, f: u32, q: &mut Queue) {
+        let gen = &mut self.list[g as usize];
+        let Some(&tag) = gen.tags.get(&f) else { return };
+        if let Some(at) = gen.model.on_received(now, &gen.spec, &mut gen.rng, tag) {
+            q.at(at, TrafficEv::GenTimer(g, tag));
+        }
     }
 
     /// A flow of generator `g` completed at `now`: add it to the totals and let the model
@@ -143,6 +215,9 @@ impl Generators {
         t.segments_sent += d.segments_sent;
         t.retransmits += d.retransmits;
         t.timeouts += d.timeouts;
+        if gen.tags.remove(&d.flow).is_some() {
+            return gen.spec.record == "summary";
+        }
         if let Some(at) = gen.model.on_flow_done(now, &gen.spec, &mut gen.rng) {
             q.at(at, TrafficEv::GenTick(g));
         }

@@ -5,7 +5,10 @@
 //!   statistics their receivers keep when measured;
 //! - `generator.rs`: flow generators, which open sized TCP transfers over time; *when* and
 //!   *how large* is a traffic [`Model`], one file each (`poisson.rs`, `closed.rs`,
-//!   `sessions.rs`), found by the generator's `kind` in [`MODELS`].
+//!   `sessions.rs`, `packmime.rs`), found by the generator's `kind` in [`MODELS`].
+//!   PackMime-HTTP (`packmime.rs`, tables in `packmime_tables.rs`) is a model of
+//!   connections: each of its transfers is tagged with its connection, it hears when a
+//!   transfer has fully arrived, and it sets its own timers.
 //!
 //! Adding a traffic model: one new file implementing [`Model`], and one line in [`MODELS`]
 //! (plus the spec's fields and validation in `scenario/`). The transfers of the spec's
@@ -14,12 +17,15 @@ mod cbr;
 mod closed;
 mod delay;
 mod generator;
+pub mod packmime;
+mod packmime_tables;
 mod poisson;
 mod sessions;
 
 pub use cbr::{Cbr, CbrSource, DelayTrace};
 pub use delay::DelayStats;
 pub use generator::{FlowDone, Generator, GeneratorTotals, Generators};
+pub use packmime::{RequestRecord, WebStats};
 
 use crate::scenario::GeneratorSpec;
 use crate::sim::{Rng, Time};
@@ -35,6 +41,8 @@ pub enum TrafficEv {
     CbrStop(u32),
     /// A flow generator wakes up (to open its next flow).
     GenTick(u32),
+    /// A timer a generator's model set for one of its tags (generator, tag).
+    GenTimer(u32, u32),
 }
 
 /// All applications.
@@ -63,6 +71,25 @@ pub trait Model: Send {
     fn on_flow_done(&mut self, _now: Time, _g: &GeneratorSpec, _rng: &mut Rng) -> Option<Time> {
         None
     }
+
+    /// The timer the model set for `tag` (by returning its time from `on_received`) fired.
+    fn on_timer(&mut self, _now: Time, _g: &GeneratorSpec, _rng: &mut Rng, _tag: u32, _plan: &mut Plan) {}
+
+    /// The whole of a transfer opened with `tag` (`Step::Send`) reached its receiver at
+    /// `now`: the time of the timer to set for `tag`, if any.
+    fn on_received(&mut self, _now: Time, _g: &GeneratorSpec, _rng: &mut Rng, _tag: u32) -> Option<Time> {
+        None
+    }
+
+    /// Request-level totals of a web model.
+    fn web_stats(&self) -> Option<&WebStats> {
+        None
+    }
+
+    /// The per-request records a web model kept, moved out.
+    fn take_request_log(&mut self) -> Vec<RequestRecord> {
+        Vec::new()
+    }
 }
 
 /// What a model asks for when it wakes up.
@@ -72,6 +99,15 @@ pub enum Step {
     WakeAt(Time),
     /// Open a transfer of this many segments now.
     Open(u64),
+    /// Open a transfer of exactly this many bytes now, on the generator's route of this
+    /// index, tagged (its arrival is reported to the model with the tag). Only a transfer
+    /// that `opens` its connection makes the handshake (when the generator's `tcp` has one).
+    Send {
+        bytes: u64,
+        route: u32,
+        tag: u32,
+        opens: bool,
+    },
 }
 
 /// The steps of one wake-up, in order.
@@ -89,10 +125,19 @@ impl Plan {
         self.steps.push(Step::Open(segments));
     }
 
+    pub fn send(&mut self, bytes: u64, route: u32, tag: u32, opens: bool) {
+        self.steps.push(Step::Send {
+            bytes,
+            route,
+            tag,
+            opens,
+        });
+    }
+
     /// Open a transfer whose size is drawn from the generator's `size` distribution (in its
     /// `size_unit`, rounded up to whole segments, at least one).
     pub fn open_drawn(&mut self, g: &GeneratorSpec, rng: &mut Rng) {
-        let drawn = g.size.sample(rng);
+        let drawn = g.size.as_ref().map_or(1.0, |d| d.sample(rng));
         let segments = if g.size_unit == "bytes" {
             drawn / g.tcp.mss as f64
         } else {
@@ -109,6 +154,7 @@ pub const MODELS: &[(&str, ModelConstructor)] = &[
     ("poisson", poisson::Poisson::create),
     ("closed", closed::Closed::create),
     ("sessions", sessions::Sessions::create),
+    ("packmime", packmime::PackMime::create),
 ];
 
 /// The traffic model of a generator kind.
@@ -140,6 +186,15 @@ mod tests {
                     for field in ["session_gap", "pages", "reading"] {
                         v["generators"][0][field] = one.clone();
                     }
+                }
+                "packmime" => {
+                    let g = v["generators"][0].as_object_mut().unwrap();
+                    for field in ["src", "dst", "size"] {
+                        g.remove(field);
+                    }
+                    g.insert("rate".into(), 1.into());
+                    g.insert("clients".into(), serde_json::json!(["a"]));
+                    g.insert("servers".into(), serde_json::json!(["b"]));
                 }
                 _ => {}
             }
