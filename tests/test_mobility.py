@@ -133,3 +133,18 @@ def test_time_sequence_from_captures_counts_what_the_flows_table_counts(tmp_path
 def test_time_sequence_sequence_numbers_unwrap_past_four_gigabytes():
     v = np.array([2**32 - 3000, 2**32 - 1500, 100, 1600], dtype=np.int64)
     assert list(plots._unwrap(v)) == [2**32 - 3000, 2**32 - 1500, 2**32 + 100, 2**32 + 1600]
+
+
+def test_cli_run_writes_a_time_sequence_plot_and_refuses_a_flow_that_does_not_exist(tmp_path, capsys):
+    from cli_support import main, one_line_error
+
+    s = tmp_path / "s.toml"
+    m = mo.generate("wlan", seed=3, duration=30, wan_delay=0.05)
+    s.write_text(tcplab.scenario.to_toml(mo.testbed(m, "tcp_ho", web_users=0, sample_interval=0.1)))
+    status, out, err = main(capsys, "run", s, "--time-sequence", "0", "--time-sequence", "1", "--out", tmp_path / "o")
+    assert status == 0, err
+    for f in (0, 1):
+        assert (tmp_path / "o" / f"time_sequence_flow{f}.png").stat().st_size > 10_000
+    status, _, err = main(capsys, "run", s, "--time-sequence", "5", "--out", tmp_path / "o2")
+    assert status == 2 and one_line_error(err) and "--time-sequence 5: the scenario has flows 0 to 1" in err
+    assert not (tmp_path / "o2").exists()

@@ -156,6 +156,33 @@ def plot_cwnd(res) -> bytes:
 _PLOT_NEEDS_SERIES = "--plot needs time series: set sim.sample_interval in the scenario"
 
 
+def _with_time_sequence(spec: dict, flows: list[int]) -> dict:
+    """The spec with the captures a time-sequence plot of each of `flows` needs (the flows'
+    indices in the normalised spec, where count expands)."""
+    from tcplab import plots
+    from tcplab.scenario import normalise
+
+    n = normalise(spec)["flows"]
+    for f in flows:
+        if not 0 <= f < len(n):
+            raise UsageError(f"--time-sequence {f}: the scenario has flows 0 to {len(n) - 1}")
+        if n[f].get("transport", "tcp") != "tcp":
+            raise UsageError(f"--time-sequence {f}: flow {f} is not a TCP flow")
+        spec = plots.with_time_sequence(spec, n[f]["src"])
+    return spec
+
+
+def _png(fig) -> bytes:
+    import io
+
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110)
+    plt.close(fig)
+    return buf.getvalue()
+
+
 def cmd_run(args) -> int:
     from tcplab.results import Results, run
     from tcplab.scenario import load_scenario
@@ -168,13 +195,21 @@ def cmd_run(args) -> int:
     if args.plot and not (isinstance(sim, dict) and sim.get("sample_interval")):
         raise UsageError(_PLOT_NEEDS_SERIES)
     # Progress on stderr for interactive use; pipes and logs stay clean.
+    ts_flows = args.time_sequence or []
+    if ts_flows:
+        spec = _with_time_sequence(spec, ts_flows)
     res = run(spec, seed=args.seed, progress=sys.stderr.isatty(), lazy=True, previews=_SUMMARY_PREVIEWS)
     # The summary comes first: a save that fails does not lose what the user waited for.
     print(summary_text(res), flush=True)
     if args.plot and res.flow_ts.empty:
         raise UsageError(_PLOT_NEEDS_SERIES)
     # The plot is written together with the tables, so the directory appears complete or not at all.
-    res.save(out, extra_files={"cwnd.png": plot_cwnd(res)} if args.plot else None, force=args.force)
+    extra = {"cwnd.png": plot_cwnd(res)} if args.plot else {}
+    for f in ts_flows:
+        from tcplab import plots  # numpy, pandas, matplotlib: only when asked for
+
+        extra[f"time_sequence_flow{f}.png"] = _png(plots.time_sequence(res, f))
+    res.save(out, extra_files=extra or None, force=args.force)
     print(f"\nresults written to {out}/")
     return 0
 
@@ -250,6 +285,9 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--seed", type=int, default=None, help="master seed (default: the spec's sim.seed, else 1)")
     r.add_argument("--out", default=None, help="output directory (default: results/<scenario name>)")
     r.add_argument("--plot", action="store_true", help="also write cwnd.png")
+    r.add_argument("--time-sequence", type=int, action="append", metavar="FLOW",
+                   help="also write time_sequence_flowFLOW.png (segments sent, retransmissions, ACKs, cwnd), "
+                        "capturing the flow's first hop; may be repeated")
     r.add_argument("--force", action="store_true",
                    help="write into an existing directory tcplab did not write (files with tcplab's "
                         "output names are replaced, nothing else is touched)")

@@ -205,8 +205,8 @@ def transition_counts(m: Mobility) -> dict[tuple[str, str], int]:
 
 #: Web background (SURGE-like, our reading): each of `web_users` users fetches a file, reads for
 #: a Pareto time (shape 1.5, scale 1 s: mean 3 s), fetches the next; file sizes Pareto
-#: (shape 1.2, scale 4 segments: mean 24 segments, 36 kB). The `closed` generator is used
-#: (the PackMime generator was not on main when this was written).
+#: (shape 1.2, scale 4 segments: mean 24 segments, 36 kB). The `closed` generator is used, not
+#: PackMime: SURGE's users are closed loops, PackMime's connection arrivals are open-loop.
 WEB_SIZE = {"dist": "pareto", "shape": 1.2, "scale": 4.0}
 WEB_THINK = {"dist": "pareto", "shape": 1.5, "scale": 1.0}
 

@@ -85,8 +85,8 @@ def analyse_estimation_error(steps: int) -> Analysis:
 # Readings common to the testbed experiments (chosen here; see also tcplab.mobility):
 # - the testbed of Fig. 2.6 as mobility.testbed: 10 Mb/s WAN with a 20-packet queue and the given
 #   one-way delay, one NewReno cross flow across the WAN, web background from 10 closed-loop
-#   users (the `closed` generator with SURGE-like Pareto sizes and think times; the PackMime
-#   generator was not on main when this was written), a wireless last hop driven by the mobility
+#   users (the `closed` generator with SURGE-like Pareto sizes and think times: closed loops as
+#   SURGE's users are, which the open-loop PackMime generator is not), a wireless last hop driven by the mobility
 #   schedule; 1500-byte packets; min RTO 1 s (FreeBSD 5.4);
 # - replication i of every protocol uses the same mobility schedule and simulator seed, so the
 #   protocols are compared paired, run by run: the gain of a protocol is mean over runs of its
