@@ -211,12 +211,7 @@ impl LinkDir {
             self.in_system += 1;
             return Admitted::Held;
         }
-        let tx = self.cached_tx_time(bytes);
-        let start = self.busy_until.max(now);
-        let end = start.saturating_add(tx);
-        self.busy_until = end;
-        self.busy_ns = self.busy_ns.saturating_add(tx);
-        self.departures.push_back(end);
+        let end = self.transmit(now, bytes);
         let lost = self.rng.bernoulli(self.loss);
         let ch = self.change.as_deref_mut().unwrap();
         ch.sent.push_back((if lost { LOST } else { p }, bytes));

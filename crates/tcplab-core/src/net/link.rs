@@ -221,15 +221,22 @@ impl LinkDir {
         Enqueue::QueueDrop
     }
 
-    /// Admit a packet of `bytes` at `now`: its transmission follows the packets before it.
+    /// A packet of `bytes` accepted at `now` is sent after the packets before it: when its
+    /// transmission ends.
     #[inline(always)]
-    pub fn admit(&mut self, now: Time, bytes: u32) -> Enqueue {
+    pub(super) fn transmit(&mut self, now: Time, bytes: u32) -> Time {
         let tx = self.cached_tx_time(bytes);
-        let start = self.busy_until.max(now);
-        let end = start.saturating_add(tx);
+        let end = self.busy_until.max(now).saturating_add(tx);
         self.busy_until = end;
         self.busy_ns = self.busy_ns.saturating_add(tx);
         self.departures.push_back(end);
+        end
+    }
+
+    /// Admit a packet of `bytes` at `now`: its transmission follows the packets before it.
+    #[inline(always)]
+    pub fn admit(&mut self, now: Time, bytes: u32) -> Enqueue {
+        let end = self.transmit(now, bytes);
         if self.rng.bernoulli(self.loss) {
             self.drops_loss += 1;
             return Enqueue::Lost;
