@@ -126,3 +126,16 @@ def test_iid_draws_and_http_1_0_are_options():
     assert log.groupby("connection").size().max() == 1
     with pytest.raises(tcplab.ScenarioError, match=r"generators\[0\]\.persistent"):
         tcplab.run(two_clouds(persistent=2), seed=1)
+
+
+def test_summary_generators_flows_stay_out_of_the_time_series():
+    # record = "summary" keeps only the generator's totals: its (here tens of thousands of)
+    # transfers get no time-series rows, the flows under test and the links do
+    spec = thesis_web_background(duration=4.0, forward_rate=400.0, reverse_rate=100.0, capacity=1e8)
+    spec["sim"]["sample_interval"] = 0.5
+    spec["flows"] = [{"src": "a0", "dst": "b0", "tcp": {"mss": 1460}}]
+    r = tcplab.run(spec, seed=2)
+    assert r.generators["created"].sum() > 1000
+    test_flow = r.flows["flow"].iloc[0]
+    assert set(r.flow_ts["flow"]) == {test_flow}
+    assert len(r.flow_ts) == 9 and len(r.link_ts) > 0  # samples at 0, 0.5, ..., 4 s

@@ -122,6 +122,7 @@ impl Components {
                         .tcp
                         .open(spec, route, Some(g), &mut self.net, &mut self.share)
                         .expect("generator spec validated");
+                    self.tcp.flows[f as usize].sampled = !self.traffic.generators.summary_only(g);
                     self.tcp.start(now, f, &mut env!(self, k));
                 }
                 Step::Send {
@@ -135,6 +136,7 @@ impl Components {
                         .tcp
                         .open(spec, route, Some(g), &mut self.net, &mut self.share)
                         .expect("generator spec validated");
+                    self.tcp.flows[f as usize].sampled = !self.traffic.generators.summary_only(g);
                     self.traffic.generators.tag_flow(g, f, tag);
                     self.tcp.start(now, f, &mut env!(self, k));
                 }

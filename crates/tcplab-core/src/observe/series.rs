@@ -73,7 +73,7 @@ impl Series {
         let t = to_secs(now);
         let mut out_of_memory = false;
         for (i, f) in flows.iter() {
-            if f.udp {
+            if f.udp || !f.sampled {
                 continue;
             }
             let st = &f.sender.st;

@@ -21,6 +21,9 @@ pub struct Flow {
     /// A UDP flow: its application (`traffic::Cbr`) sends datagrams itself and the TCP
     /// endpoints are never started (they only fill the flow's row of the flows table).
     pub udp: bool,
+    /// Sampled into the time series: not the flows of a `record = "summary"` generator,
+    /// which keep only their generator's totals.
+    pub sampled: bool,
     /// The generator that opened this flow (told when it completes).
     pub generator: Option<u32>,
     /// Time of the pending RTO event, if one is scheduled (the deadline may be later).
@@ -75,6 +78,7 @@ impl Flow {
             sender,
             receiver,
             udp,
+            sampled: true,
             generator,
             rto_event: None,
             delack_event: None,
