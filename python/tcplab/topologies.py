@@ -1,6 +1,8 @@
 """Scenario generators for the papers' topologies."""
 from __future__ import annotations
 
+from tcplab.web import ACCESS_DELAY
+
 # Access-link types of Qiu, Zhang, Keshav section 2 (T1 at 1.6 Mb/s, SEED-NOTES §4A).
 ACCESS_TYPES = {1: ("ISDN", 64e3), 2: ("T1", 1.6e6), 3: ("T3", 45e6)}
 
@@ -54,8 +56,8 @@ def abstract_internet(prop_delay: float, buffer_r1: int, buffer_r4: int, conns: 
 #: bytes on the wire of a data packet (1460 payload + 40 header): the thesis's 1500-byte packets
 THESIS_PACKET = 1500
 THESIS_MSS = THESIS_PACKET - 40
-#: cloud hosts' access delays are uniform in this range (s), one draw per host
-CLOUD_DELAY = (0.005, 0.025)
+#: cloud hosts' access delays are uniform in this range (s), one draw per host (the web clouds' range)
+CLOUD_DELAY = ACCESS_DELAY
 #: rate of the fast side and cloud links, as a multiple of the bottleneck's
 FAST_FACTOR = 10
 #: queues (packets) of the fast links where nothing but a sender's own burst can wait: the
