@@ -54,7 +54,7 @@ impl World {
         let mut tcp = Transport::new(spec.flows.len(), seed);
         for (i, f) in spec.flows.iter().enumerate() {
             let r = net.add_route(route(&format!("flows[{i}]"))?);
-            tcp.open(f.clone(), r, None, &mut net, &mut share)
+            tcp.open(f.clone(), r, None, true, &mut net, &mut share)
                 .map_err(Error::Scenario)?;
             if i % 4096 == 4095 && !tick() {
                 return Err(interrupted());

@@ -118,11 +118,11 @@ impl Components {
                 Step::WakeAt(t) => k.q.at(t, TrafficEv::GenTick(g)),
                 Step::Open(size) => {
                     let (spec, route) = self.traffic.generators.next_flow(now, g, size);
+                    let sampled = !self.traffic.generators.summary_only(g);
                     let f = self
                         .tcp
-                        .open(spec, route, Some(g), &mut self.net, &mut self.share)
+                        .open(spec, route, Some(g), sampled, &mut self.net, &mut self.share)
                         .expect("generator spec validated");
-                    self.tcp.flows[f as usize].sampled = !self.traffic.generators.summary_only(g);
                     self.tcp.start(now, f, &mut env!(self, k));
                 }
                 Step::Send {
@@ -132,11 +132,11 @@ impl Components {
                     opens,
                 } => {
                     let (spec, route) = self.traffic.generators.next_transfer(now, g, bytes, route, opens);
+                    let sampled = !self.traffic.generators.summary_only(g);
                     let f = self
                         .tcp
-                        .open(spec, route, Some(g), &mut self.net, &mut self.share)
+                        .open(spec, route, Some(g), sampled, &mut self.net, &mut self.share)
                         .expect("generator spec validated");
-                    self.tcp.flows[f as usize].sampled = !self.traffic.generators.summary_only(g);
                     self.traffic.generators.tag_flow(g, f, tag);
                     self.tcp.start(now, f, &mut env!(self, k));
                 }

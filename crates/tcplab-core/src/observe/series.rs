@@ -35,7 +35,7 @@ pub struct Series {
 impl Series {
     /// Room for one more round of samples.
     fn reserve(&mut self, flows: &FlowTable, links: usize) -> Result<(), std::collections::TryReserveError> {
-        let rows = flows.iter().filter(|(_, f)| !f.udp).count();
+        let rows = flows.sampled_len();
         let target = self.time.len() + rows;
         self.flow.try_reserve(rows)?;
         self.delivered.try_reserve(rows)?;
@@ -72,10 +72,7 @@ impl Series {
         }
         let t = to_secs(now);
         let mut out_of_memory = false;
-        for (i, f) in flows.iter() {
-            if f.udp || !f.sampled {
-                continue;
-            }
+        for (i, f) in flows.sampled() {
             let st = &f.sender.st;
             self.time.push(t);
             self.flow.push(i as u64);

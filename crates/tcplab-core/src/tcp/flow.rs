@@ -21,9 +21,6 @@ pub struct Flow {
     /// A UDP flow: its application (`traffic::Cbr`) sends datagrams itself and the TCP
     /// endpoints are never started (they only fill the flow's row of the flows table).
     pub udp: bool,
-    /// Sampled into the time series: not the flows of a `record = "summary"` generator,
-    /// which keep only their generator's totals.
-    pub sampled: bool,
     /// The generator that opened this flow (told when it completes).
     pub generator: Option<u32>,
     /// Time of the pending RTO event, if one is scheduled (the deadline may be later).
@@ -44,7 +41,7 @@ impl Flow {
     pub fn new(spec: Arc<FlowSpec>, generator: Option<u32>, seed: u64) -> Result<Flow, String> {
         let algo = cc::create(&spec.cc, &spec.cc_params).map_err(|e| format!("flow {}: {e}", spec.name))?;
         let mut sender = Sender::new(SenderConfig::from_spec(&spec.tcp, spec.size), &spec.tcp, algo);
-        sender.st.rng = Rng::stream(seed, &format!("flow:{}:cc", spec.name));
+        sender.st.rng = Rng::stream_of(seed, &["flow:", &spec.name, ":cc"]);
         let receiver = Receiver::new(
             spec.tcp.delayed_ack,
             spec.tcp.delack_count,
@@ -57,7 +54,7 @@ impl Flow {
                 sender.cc.handoff(),
                 1 << spec.tcp.ho_capability_bit,
                 spec.tcp.rwnd,
-                Rng::stream(seed, &format!("flow:{}:handoff", spec.name)),
+                Rng::stream_of(seed, &["flow:", &spec.name, ":handoff"]),
             ),
             None => receiver,
         };
@@ -65,7 +62,7 @@ impl Flow {
         let processing = (spec.tcp.send_jitter > 0.0).then(|| {
             Box::new((
                 secs(spec.tcp.send_jitter),
-                Rng::stream(seed, &format!("flow:{}:processing", spec.name)),
+                Rng::stream_of(seed, &["flow:", &spec.name, ":processing"]),
                 0,
             ))
         });
@@ -78,7 +75,6 @@ impl Flow {
             sender,
             receiver,
             udp,
-            sampled: true,
             generator,
             rto_event: None,
             delack_event: None,
@@ -95,6 +91,10 @@ impl Flow {
 /// events that still name it (lazy timers) are ignored.
 pub struct FlowTable {
     slots: Vec<Option<Box<Flow>>>,
+    /// The live TCP flows sampled into the time series, in id order: not the flows of a
+    /// `record = "summary"` generator, which keep only their generator's totals. A list, so
+    /// that a sample costs nothing for the millions of transfers a web model opens.
+    sampled: Vec<u32>,
     /// Names of retired flows that belonged to a TCBI set: the parallel-interval rows
     /// written while they were open still name them.
     retired_names: HashMap<u32, String>,
@@ -104,12 +104,19 @@ impl FlowTable {
     pub fn with_capacity(n: usize) -> FlowTable {
         FlowTable {
             slots: Vec::with_capacity(n),
+            sampled: Vec::with_capacity(n),
             retired_names: HashMap::new(),
         }
     }
-    pub fn push(&mut self, f: Flow) -> u32 {
+    /// Add flow `f` with the next id; `sampled`: whether the time series sample it (UDP
+    /// flows never are).
+    pub fn push(&mut self, f: Flow, sampled: bool) -> u32 {
+        let id = self.slots.len() as u32;
+        if sampled && !f.udp {
+            self.sampled.push(id);
+        }
         self.slots.push(Some(Box::new(f)));
-        (self.slots.len() - 1) as u32
+        id
     }
     pub fn len(&self) -> usize {
         self.slots.len()
@@ -122,6 +129,9 @@ impl FlowTable {
     }
     pub fn retire(&mut self, f: u32) {
         if let Some(fl) = self.slots[f as usize].take() {
+            if let Ok(i) = self.sampled.binary_search(&f) {
+                self.sampled.remove(i);
+            }
             if fl.share.set.is_some() {
                 self.retired_names.insert(f, fl.spec.name.clone());
             }
@@ -140,6 +150,14 @@ impl FlowTable {
             .into_iter()
             .enumerate()
             .filter_map(|(i, f)| f.map(|f| (i, f)))
+    }
+    /// The live flows the time series sample, with their ids, in id order.
+    pub fn sampled(&self) -> impl Iterator<Item = (usize, &Flow)> {
+        self.sampled.iter().map(|&i| (i as usize, &self[i as usize]))
+    }
+    /// How many flows [`FlowTable::sampled`] yields.
+    pub fn sampled_len(&self) -> usize {
+        self.sampled.len()
     }
     /// The live flows with their ids.
     pub fn iter(&self) -> impl Iterator<Item = (usize, &Flow)> {

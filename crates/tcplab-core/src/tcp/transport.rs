@@ -62,18 +62,19 @@ impl Transport {
         }
     }
 
-    /// Open a flow on `route` (not started yet): it gets the next flow id.
+    /// Open a flow on `route` (not started yet): it gets the next flow id. `sampled`: whether
+    /// the time series sample it.
     pub fn open(
         &mut self,
         spec: std::sync::Arc<crate::scenario::FlowSpec>,
         route: u32,
         generator: Option<u32>,
+        sampled: bool,
         net: &mut Network,
         share: &mut Share,
     ) -> Result<u32, String> {
-        let f = self.flows.len() as u32;
         let flow = super::Flow::new(spec, generator, self.seed)?;
-        self.flows.push(flow);
+        let f = self.flows.push(flow, sampled);
         net.attach(f, route);
         share.on_attach(f, &mut self.flows[f as usize], net);
         Ok(f)
