@@ -11,12 +11,8 @@ fn splitmix64(state: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// FNV-1a hash of a component name (stable across platforms and versions).
-fn name_hash(name: &str) -> u64 {
-    name_hash_parts(&[name])
-}
-
-/// FNV-1a hash of the concatenation of `parts`, without building it.
+/// FNV-1a hash of a component name given in parts (the hash of their concatenation, without
+/// building it; stable across platforms and versions).
 fn name_hash_parts(parts: &[&str]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in parts.iter().flat_map(|p| p.bytes()) {

@@ -314,7 +314,7 @@ impl Transport {
             Kind::Data => {
                 let before = fl.receiver.delivered();
                 fl.receiver.on_data_ecn(now, pkt.seq, pkt.ts, pkt.ecn, &mut out);
-                if let (Some(g), Some(size)) = (fl.generator, fl.spec.size) {
+                if let (Some(g), Some(size)) = (fl.generator, fl.sender.size()) {
                     if before < size && fl.receiver.delivered() >= size {
                         env.apps.flow_received(now, g, pkt.flow, env.q);
                     }
@@ -325,7 +325,7 @@ impl Transport {
             Kind::Ack | Kind::SynAck | Kind::FinAck => {
                 let before = (fl.sender.st.srtt, fl.sender.st.rttvar);
                 let sack = fl.receiver.take_sack(pkt.sack);
-                if fl.spec.tcp.timestamps && pkt.kind == Kind::Ack {
+                if fl.sender.timestamps() && pkt.kind == Kind::Ack {
                     fl.sender.cc.on_ack_timestamps(pkt.ts, pkt.ts_echo);
                 }
                 fl.sender.on_ack_sack(

@@ -192,6 +192,19 @@ pub struct Preset {
 }
 
 impl Sender {
+    /// The flow's size in segments, if it has one (the spec's, kept here where the packet
+    /// path reads it: a short flow's spec is cold in the cache).
+    #[inline]
+    pub fn size(&self) -> Option<u64> {
+        self.cfg.size
+    }
+
+    /// Whether the flow runs TCP timestamps (the spec's, as for [`Sender::size`]).
+    #[inline]
+    pub fn timestamps(&self) -> bool {
+        self.cfg.timestamps
+    }
+
     pub fn new(mut cfg: SenderConfig, tcp: &TcpSpec, cc: Box<dyn CongestionControl>) -> Sender {
         cfg.take_cc_sampling(cc.as_ref());
         if let Some(t) = cc.pacing_tick() {
