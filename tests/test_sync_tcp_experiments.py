@@ -13,6 +13,7 @@ import pytest
 import tcplab
 from tcplab import metrics as mx
 from tcplab import topologies as tp
+from tcplab import web
 from tcplab.experiments import get, list_experiments, paper_values
 from tcplab.experiments import sync_tcp as st
 from tcplab.experiments import sync_tcp_appendix as ap
@@ -98,6 +99,10 @@ def test_add_web_writes_the_planned_packmime_generators():
     assert g["web_fwd0"]["servers"] == info["servers"] and all(h.startswith("c1.") for h in info["servers"])
     assert g["web_rev"]["rate"] == 800.0 and g["web_rev"]["servers"] == info["clients"]
     assert all(x["record"] == "summary" for x in g.values())
+    # ns-2 PackMime's window of 20 packets: the reading that keeps heavy-tailed downloads from
+    # overshooting the 1 Gb/s path in slow start (docs/sync-tcp.md)
+    assert all(x["tcp"]["rwnd"] == 20 for x in g.values())
+    assert web.thesis_web_background(duration=1.0)["generators"][0]["tcp"]["rwnd"] == 20
     spec = {"nodes": [], "links": [], "flows": []}
     tp.add_web(spec, 0.0, 0.0, 1, 1e9, schedule=[(0, 200, 3200), (200, 400, 6400)])
     assert [(x["start"], x["stop"], x["rate"]) for x in spec["generators"]] == [(0, 200, 3200), (200, 400, 6400)]

@@ -1,7 +1,7 @@
 """Scenario generators for the papers' topologies."""
 from __future__ import annotations
 
-from tcplab.web import ACCESS_DELAY
+from tcplab.web import ACCESS_DELAY, WEB_RWND
 
 # Access-link types of Qiu, Zhang, Keshav section 2 (T1 at 1.6 Mb/s, SEED-NOTES §4A).
 ACCESS_TYPES = {1: ("ISDN", 64e3), 2: ("T1", 1.6e6), 3: ("T3", 45e6)}
@@ -290,8 +290,9 @@ def add_web(spec: dict, fwd_rate: float, rev_rate: float, seed: int, rate_bps: f
     for k in range(hosts):
         add_cloud_host(spec, left_hosts[k], left, delays[k], rate_bps)
         add_cloud_host(spec, right_hosts[k], right, delays[hosts + k], rate_bps)
-    # 1500-byte packets like the flows under test; a handshake on each connection's first request
-    tcp = {"mss": THESIS_MSS, "header": 40, "handshake": True, "init_cwnd": 2}
+    # 1500-byte packets like the flows under test; a handshake on each connection's first request;
+    # ns-2 PackMime's window of 20 packets (tcplab.web.WEB_RWND)
+    tcp = {"mss": THESIS_MSS, "header": 40, "handshake": True, "init_cwnd": 2, "rwnd": WEB_RWND}
     gens = []
     for j, (t0, t1, r) in enumerate(steps):
         if r > 0:

@@ -13,6 +13,12 @@ from typing import Any
 # in [5, 25] ms, one draw per cloud host (our reading: "per cloud node").
 ACCESS_DELAY = (0.005, 0.025)
 
+# The web transfers' receive window, in segments. The thesis ran ns-2's PackMime-HTTP, whose
+# TCP agents (Agent/TCP/FullTcp) keep Agent/TCP's default window_ of 20 packets, and gives no
+# other (our reading). Unlimited windows let a heavy-tailed download overshoot a 1 Gb/s path in
+# slow start and lose thousands of packets at once.
+WEB_RWND = 20
+
 
 def cloud(name: str, router: str, hosts: int, seed: int, rate: float = 10e9,
           delay: tuple[float, float] = ACCESS_DELAY, queue: int = 100_000) -> tuple[list, list]:
@@ -66,7 +72,8 @@ def thesis_web_background(duration: float = 1000.0, forward_rate: float = 3200.0
     """The thesis's Fig. 3.6 dumbbell (R1 ==capacity, bottleneck_delay== R2, DropTail
     buffer ``buffer_bdp`` × BDP with BDP = C × 2 × delay in ``packet``-byte packets) with
     only the web background: a cloud of ``hosts`` hosts at each router (access links
-    10 Gb/s, delays uniform in [5, 25] ms from ``seed``).
+    10 Gb/s, delays uniform in [5, 25] ms from ``seed``); the transfers' receive window is
+    ``WEB_RWND`` segments unless ``tcp`` says otherwise.
 
     Direction convention: *forward* is R1 → R2. The forward web generator's servers are
     the R1 cloud and its clients the R2 cloud, so its responses (the bulk of the bytes) go
@@ -78,7 +85,7 @@ def thesis_web_background(duration: float = 1000.0, forward_rate: float = 3200.0
     n2, l2 = cloud("b", "R2", hosts, seed)
     a = [n["name"] for n in n1]
     b = [n["name"] for n in n2]
-    tcp = {"mss": packet - 40, "header": 40, "handshake": True, "init_cwnd": 2, **(tcp or {})}
+    tcp = {"mss": packet - 40, "header": 40, "handshake": True, "init_cwnd": 2, "rwnd": WEB_RWND, **(tcp or {})}
     common = {"kind": "packmime", "record": "summary", "tcp": tcp, "lrd": lrd}
     generators = [
         {"name": "web_fwd", "rate": forward_rate, "servers": a, "clients": b, **common},
