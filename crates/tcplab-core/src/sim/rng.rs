@@ -92,7 +92,10 @@ mod tests {
         for _ in 0..5 {
             assert_eq!(parts.next_u64(), joined.next_u64());
         }
-        assert_ne!(Rng::stream_of(7, &["flow:", "web:13", ":cc"]).next_u64(), Rng::stream(7, "flow:web:12:cc").next_u64());
+        assert_ne!(
+            Rng::stream_of(7, &["flow:", "web:13", ":cc"]).next_u64(),
+            Rng::stream(7, "flow:web:12:cc").next_u64()
+        );
     }
 
     #[test]

@@ -159,7 +159,7 @@ impl Generators {
     ) -> Arc<FlowSpec> {
         let gen = &mut self.list[g as usize];
         let spec = FlowSpec {
-            name: format!("{}:{}", gen.spec.name, gen.created),
+            name: instance_name(&gen.spec.name, gen.created),
             src,
             dst,
             start: to_secs(now),
@@ -235,8 +235,40 @@ impl Generators {
     }
 }
 
+/// `"{generator}:{k}"`, the name of a generator's k-th flow, without `format!`'s machinery
+/// (a web model names millions of them).
+fn instance_name(generator: &str, k: u64) -> String {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    let mut k = k;
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (k % 10) as u8;
+        k /= 10;
+        if k == 0 {
+            break;
+        }
+    }
+    let mut name = String::with_capacity(generator.len() + 1 + digits.len() - i);
+    name.push_str(generator);
+    name.push(':');
+    name.extend(digits[i..].iter().map(|&d| char::from(d)));
+    name
+}
+
 impl Default for Generators {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn instance_names_are_the_generator_colon_the_count() {
+        for k in [0, 7, 10, 123_456, u64::MAX] {
+            assert_eq!(super::instance_name("web_fwd0", k), format!("web_fwd0:{k}"));
+        }
+        assert_eq!(super::instance_name("", 42), ":42");
     }
 }

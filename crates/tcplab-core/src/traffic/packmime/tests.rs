@@ -508,3 +508,19 @@ fn download_sizes_beyond_the_table_follow_its_extended_first_segment() {
         "{big} vs {expected}"
     );
 }
+
+#[test]
+fn the_wide_dot_product_is_bit_identical_to_the_portable_one() {
+    let mut rng = Rng::from_seed(5);
+    for n in [1, 7, 8, 9, 999, 4999] {
+        let a: Vec<f64> = (0..n).map(|_| normal(&mut rng)).collect();
+        let b: Vec<f64> = (0..n).map(|_| normal(&mut rng) * 1e3).collect();
+        let by_hand = dot_portable(&a, &b);
+        assert_eq!(dot(&a, &b).to_bits(), by_hand.to_bits(), "n = {n}");
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: checked just above.
+            assert_eq!(unsafe { dot_avx2(&a, &b) }.to_bits(), by_hand.to_bits(), "n = {n}");
+        }
+    }
+}
