@@ -7,7 +7,7 @@ mod kernel;
 mod queue;
 mod rng;
 
-pub use dist::Dist;
+pub use dist::{normal, Dist};
 pub use event::{Ev, Queue};
 pub use fifo::Fifo;
 pub use kernel::{Dispatch, Kernel, Reporter};

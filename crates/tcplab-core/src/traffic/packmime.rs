@@ -64,7 +64,7 @@
 use super::packmime_tables as tables;
 use super::{Model, Plan};
 use crate::scenario::GeneratorSpec;
-use crate::sim::{secs, to_secs, Rng, Time};
+use crate::sim::{normal, secs, to_secs, Rng, Time};
 
 // ---------------------------------------------------------------- numerical helpers
 
@@ -121,13 +121,6 @@ fn erfc(x: f64) -> f64 {
 /// P(Z > x) for a standard normal Z.
 pub fn normal_upper(x: f64) -> f64 {
     0.5 * erfc(x / std::f64::consts::SQRT_2)
-}
-
-/// A standard normal draw (Box–Muller, one value per pair of uniforms).
-pub fn normal(rng: &mut Rng) -> f64 {
-    let u1 = 1.0 - rng.uniform(); // (0, 1]
-    let u2 = rng.uniform();
-    (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
 }
 
 /// Weibull(shape, scale) by inversion.
