@@ -194,3 +194,35 @@ def test_an_interactive_session_on_a_terminal(scenario, tmp_path):
     r = tcplab.Results.load(out)
     assert r.flows.set_index("name").loc["clean2", "cc_final"] == "vegas"
     assert r.summary["seed"] == 2
+
+
+def test_ctrl_c_stops_a_long_run_and_the_session_goes_on(tmp_path):
+    spec = load_scenario(ROOT / "examples" / "dumbbell.toml")
+    spec["sim"]["duration"] = 20000  # minutes of wall-clock time: only an interrupt ends it soon
+    path = tmp_path / "long.toml"
+    path.write_text(to_toml(spec))
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(sys.executable, TCPLAB + ["console", str(path)])
+    try:
+        _read_until(fd, b"tcplab> ")
+        os.write(fd, b"run\n")
+        time.sleep(2.0)
+        os.write(fd, b"\x03")  # Ctrl-C
+        text = _read_until(fd, b"tcplab> ").decode()
+        assert "interrupted at t = " in text and "Traceback" not in text, text
+        stopped = float(text.split("interrupted at t = ")[1].split(" s")[0])
+        assert 0 < stopped < 20000
+        os.write(fd, b"set lossy cubic\n")
+        assert b"newreno -> cubic" in _read_until(fd, b"tcplab> ")
+        os.write(fd, f"run {stopped + 1}\n".encode())
+        assert f"t = {stopped + 1:.6g} s (".encode() in _read_until(fd, b"tcplab> ")
+        os.write(fd, b"quit\n")
+        _, status = os.waitpid(pid, 0)
+        pid = 0
+        assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    finally:
+        if pid:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+        os.close(fd)

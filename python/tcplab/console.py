@@ -103,7 +103,10 @@ class Console:
         try:
             handler(args)
         except KeyboardInterrupt:
-            self.say("interrupted")
+            try:
+                self.say(f"interrupted at t = {self.sim.now:.6g} s")
+            except Exception:  # noqa: BLE001 - the simulation closed
+                self.say("interrupted")
         except (ConsoleError, _core.ScenarioError, OutputError, ValueError, TypeError, RuntimeError) as e:
             self.say("error: " + " ".join(str(e).split()))
         except Exception as e:  # noqa: BLE001 - a console never prints a traceback

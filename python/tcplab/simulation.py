@@ -44,8 +44,9 @@ class Simulation:
 
     Bad input (a time, a connection or an algorithm that is not allowed) raises
     :class:`tcplab.ScenarioError` with one line naming the field and what is allowed, and
-    the simulation goes on; a plug-in's failure (:class:`tcplab.PluginError`) or an
-    interrupt closes it.
+    the simulation goes on; a plug-in's failure (:class:`tcplab.PluginError`) or a
+    :class:`tcplab.SimulationError` closes it; after an interrupt (Ctrl-C) it goes on from
+    the event it stopped at (``now`` is that event's time).
     """
 
     def __init__(self, spec: Any, seed: int | None = None,

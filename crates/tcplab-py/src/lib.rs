@@ -35,6 +35,7 @@ create_exception!(
 fn to_py_err(e: api::Error) -> PyErr {
     // A plug-in's failure ended the run: its own error (KeyboardInterrupt as it is).
     if let Some(f) = plugin::take_failure() {
+        PLUGIN_FAILED.with(|c| c.set(true));
         return Python::with_gil(|py| {
             if f.error.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) {
                 f.error
@@ -50,6 +51,9 @@ fn to_py_err(e: api::Error) -> PyErr {
 }
 
 thread_local! {
+    /// Set when a plug-in's failure (which stops the world in the middle of an event) was
+    /// reported on this thread; a stepped session reads and clears it.
+    static PLUGIN_FAILED: Cell<bool> = const { Cell::new(false) };
     /// True while this thread runs inside `guarded`: a panic there is reported through the
     /// Python exception, so the panic hook stays silent.
     static IN_GUARD: Cell<bool> = const { Cell::new(false) };
@@ -315,7 +319,8 @@ fn output_dict(
 
 /// A simulation run in steps (`tcplab.Simulation` wraps it): built like `run` builds one,
 /// driven to chosen times, looked at and switched between steps, and finished into the
-/// dict `run` returns. After a failure (a plug-in's, an interrupt) it is closed.
+/// dict `run` returns. After a failure (a plug-in's, the simulation's) it is closed; after
+/// an interrupt it goes on from the event it stopped at.
 #[pyclass(module = "tcplab._core")]
 struct Session {
     inner: Option<api::Session<'static>>,
@@ -342,10 +347,16 @@ impl Session {
         work: impl FnOnce(&mut api::Session<'static>, &mut dyn FnMut(f64, f64, u64) -> bool) -> Result<T, api::Error> + Send,
     ) -> PyResult<T> {
         let session = self.live()?;
+        PLUGIN_FAILED.with(|c| c.set(false));
         let r = drive(py, progress, |report| work(session, report));
         if let Err(e) = &r {
+            let mid_event = PLUGIN_FAILED.with(|c| c.replace(false));
+            // Bad input changes nothing; an interrupt (Ctrl-C, a progress callback that
+            // raised) stops the loop between two events, so the world can go on from there.
             let bad_input = e.is_instance_of::<ScenarioError>(py) && !e.is_instance_of::<PluginError>(py);
-            if !bad_input {
+            let between_events = e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py)
+                || (!e.is_instance_of::<ScenarioError>(py) && !e.is_instance_of::<SimulationError>(py));
+            if mid_event || (!bad_input && !between_events) {
                 self.inner = None;
                 self.closed = Some(format!("it stopped: {}", e.value_bound(py)));
             }
