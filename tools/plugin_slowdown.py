@@ -28,7 +28,7 @@ def main() -> None:
     args = p.parse_args()
     plugin = f"python:{ROOT / 'examples' / 'plugins' / 'aimd.py'}:AIMD"
     best = {}
-    acks = 0
+    acks = events = 0
     for _ in range(args.repeat):
         for name, cc in (("rust newreno", "newreno"), ("python AIMD", plugin)):
             spec = load_scenario(args.scenario)
@@ -40,6 +40,7 @@ def main() -> None:
             rate = s["events"] / s["loop_seconds"]
             best[name] = max(best.get(name, 0.0), rate)
             acks = int(r.flows["segments_sent"].sum())
+            events = s["events"]
     rust, py = best["rust newreno"], best["python AIMD"]
     print(json.dumps({
         "scenario": Path(args.scenario).name,
@@ -47,6 +48,8 @@ def main() -> None:
         "rust_events_per_s": round(rust),
         "python_events_per_s": round(py),
         "slowdown": round(rust / py, 1),
+        # extra loop time per segment sent (about one on_ack call, and a few on_congestion)
+        "extra_us_per_segment": round(1e6 * (events / py - events / rust) / acks, 2),
     }))
 
 
