@@ -179,3 +179,46 @@ def test_the_cli_runs_a_plugin_named_by_a_relative_path(tmp_path):
     assert p.returncode == 0, p.stderr
     r = tcplab.Results.load(tmp_path / "out")
     same_but_the_algorithm_name(tcplab.run(dumbbell("newreno", duration=3), seed=1), r, TABLES[:5])
+
+
+class Watcher:
+    """Counts the read-only hooks' calls; on_switch_in sets the window it takes over."""
+    calls = {}
+
+    def _count(self, hook):
+        Watcher.calls[hook] = Watcher.calls.get(hook, 0) + 1
+
+    def on_switch_in(self, st):
+        self._count("on_switch_in")
+        st.log("took_over", st.cwnd)
+        st.cwnd = 2.0
+
+    def on_ack_arrival(self, st, ack):
+        self._count("on_ack_arrival")
+        st.cwnd = 1e6  # read only: not written back
+
+    def on_rtt_sample(self, st, rtt):
+        assert rtt > 0 and st.srtt > 0
+        self._count("on_rtt_sample")
+
+    def on_packet_sent(self, st, seq, retransmission):
+        self._count("on_packet_sent")
+
+
+def test_switch_in_and_the_read_only_hooks():
+    Watcher.calls = {}
+    tcplab.register_algorithm("watcher", Watcher)
+    try:
+        sim = tcplab.Simulation(dumbbell("newreno", duration=4), seed=1)
+        sim.run(2)
+        sim.switch("clean0", "watcher")
+        assert sim.connection("clean0")["cwnd"] == 2.0
+        sim.run(3)
+        assert sim.connection("clean0")["cwnd"] < 100
+        r = sim.finish()
+    finally:
+        tcplab.unregister_algorithm("watcher")
+    assert Watcher.calls["on_switch_in"] == 1
+    assert min(Watcher.calls[h] for h in ("on_ack_arrival", "on_rtt_sample", "on_packet_sent")) > 10
+    took = r.events[r.events["event"] == "took_over"]
+    assert len(took) == 1 and took["value"].iloc[0] > 2
