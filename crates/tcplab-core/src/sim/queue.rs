@@ -193,11 +193,11 @@ impl<E: Copy> SortedRing<E> {
     }
 }
 
-/// Far events fall into slots of 2^SLOT_SHIFT ns (about 4.2 ms)...
-const SLOT_SHIFT: u32 = 22;
+/// Far events fall into slots of 2^SLOT_SHIFT ns (about 16.8 ms)...
+const SLOT_SHIFT: u32 = 24;
 /// ...kept in this many buckets (a horizon of about 4.3 s, beyond a SYN's 3-s timer); later
 /// ones wait in a heap.
-const BUCKETS: u64 = 1024;
+const BUCKETS: u64 = 256;
 
 /// The far events (mostly retransmission timers, thousands of them with a web load): a
 /// calendar of buckets, one per slot of time, whose next slot is sorted into `due` when
@@ -251,21 +251,26 @@ impl<E: Copy> FarCalendar<E> {
     }
 
     /// The first far event's key if it may come before `bound` (`Key::LAST` otherwise):
-    /// slots are sorted in only as far as that takes.
-    #[inline]
-    fn first_key(&mut self, bound: Key) -> Key {
+    /// slots are sorted in only as far as that takes. `floor` becomes a key no far event
+    /// is below. (Not inlined: a pop rarely needs it, and the loop stays small.)
+    #[inline(never)]
+    fn first_key(&mut self, bound: Key, floor: &mut Key) -> Key {
         loop {
             if let Some(e) = self.due.last() {
+                *floor = e.key;
                 return e.key;
             }
             if self.in_buckets == 0 && self.beyond.data.is_empty() {
+                *floor = Key::LAST;
                 return Key::LAST;
             }
             if self.in_buckets == 0 {
                 // Nothing in the buckets: straight to the slot of the first later event.
                 self.next_slot = self.next_slot.max(self.beyond.first_key().time() >> SLOT_SHIFT);
             }
-            if (self.next_slot << SLOT_SHIFT) > bound.time() {
+            let start = self.next_slot << SLOT_SHIFT;
+            if start > bound.time() {
+                *floor = Key(u128::from(start) << 64);
                 return Key::LAST;
             }
             self.sort_in_next_slot();
@@ -323,7 +328,11 @@ pub struct EventQueue<E> {
     in_heap: bool,
     /// The near heap's first slot was popped and is to be refilled.
     hole: bool,
-    far: FarCalendar<E>,
+    /// No far event's key is below this: while the near events' first is, a pop need not
+    /// look into the calendar (one comparison, as with a heap's top).
+    far_floor: Key,
+    /// (Boxed: what a pop reads stays in the queue's first lines.)
+    far: Box<FarCalendar<E>>,
     seq: u64,
     now: Time,
     popped: u64,
@@ -342,7 +351,8 @@ impl<E: Copy> EventQueue<E> {
             near: MinHeap::new(),
             in_heap: false,
             hole: false,
-            far: FarCalendar::new(),
+            far_floor: Key::LAST,
+            far: Box::new(FarCalendar::new()),
             seq: 0,
             now: 0,
             popped: 0,
@@ -393,6 +403,7 @@ impl<E: Copy> EventQueue<E> {
         }
         let entry = Entry { key, ev: ev.into() };
         if key.time() >= self.now.saturating_add(NEAR) {
+            self.far_floor = self.far_floor.min(key);
             self.far.push(entry);
         } else if !self.in_heap {
             if self.ring.len == RING_MAX {
@@ -446,30 +457,36 @@ impl<E: Copy> EventQueue<E> {
         } else {
             self.ring.first()
         };
-        let far = self.far.first_key(near.map_or(Key::LAST, |e| e.key));
         let e = match near {
-            Some(e) if e.key < far => {
-                if e.key.time() > limit {
-                    return None;
-                }
-                if self.in_heap {
-                    self.hole = true;
-                } else {
-                    self.ring.remove_first();
-                }
-                e
-            }
+            // nearly always: the far events all come later
+            Some(e) if e.key < self.far_floor => self.take_near(e, limit)?,
             _ => {
-                if far == Key::LAST || far.time() > limit {
-                    return None;
+                let far = self.far.first_key(near.map_or(Key::LAST, |e| e.key), &mut self.far_floor);
+                match near {
+                    Some(e) if e.key < far => self.take_near(e, limit)?,
+                    _ if far == Key::LAST || far.time() > limit => return None,
+                    _ => self.far.pop(),
                 }
-                self.far.pop()
             }
         };
         let time = e.key.time();
         self.now = time;
         self.popped += 1;
         Some((time, e.ev))
+    }
+
+    /// The near events' first, `e`, is the next event: taken if not later than `limit`.
+    #[inline(always)]
+    fn take_near(&mut self, e: Entry<E>, limit: Time) -> Option<Entry<E>> {
+        if e.key.time() > limit {
+            return None;
+        }
+        if self.in_heap {
+            self.hole = true;
+        } else {
+            self.ring.remove_first();
+        }
+        Some(e)
     }
 
     pub fn advance_to(&mut self, t: Time) {
@@ -567,6 +584,26 @@ mod tests {
             }
         }
         assert!(to_heap > 5 && to_ring > 5, "{to_heap} {to_ring}");
+    }
+
+    #[test]
+    fn a_far_timer_pops_before_a_later_near_event_scheduled_after_it() {
+        let ms = 1_000_000;
+        let mut q = EventQueue::new();
+        q.schedule(60 * ms, "timer"); // far: 50 ms or more ahead
+        q.schedule(20 * ms, "a");
+        assert_eq!(q.pop_until(u64::MAX), Some((20 * ms, "a")));
+        q.schedule(65 * ms, "b"); // near now, but after the timer
+        assert_eq!(q.pop_until(u64::MAX), Some((60 * ms, "timer")));
+        assert_eq!(q.pop_until(u64::MAX), Some((65 * ms, "b")));
+        // a timer in a slot already sorted in, before what is due there
+        q.schedule(200 * ms, "t2");
+        q.schedule(120 * ms, "c");
+        assert_eq!(q.pop_until(u64::MAX), Some((120 * ms, "c")));
+        q.schedule(180 * ms, "t1");
+        assert_eq!(q.pop_until(u64::MAX), Some((180 * ms, "t1")));
+        assert_eq!(q.pop_until(u64::MAX), Some((200 * ms, "t2")));
+        assert!(q.is_empty());
     }
 
     #[test]
