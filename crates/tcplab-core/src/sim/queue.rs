@@ -268,9 +268,10 @@ impl<E: Copy> FarCalendar<E> {
                 // Nothing in the buckets: straight to the slot of the first later event.
                 self.next_slot = self.next_slot.max(self.beyond.first_key().time() >> SLOT_SHIFT);
             }
-            let start = self.next_slot << SLOT_SHIFT;
-            if start > bound.time() {
-                *floor = Key(u128::from(start) << 64);
+            // (In u128: the slot after the last one starts beyond the last nanosecond.)
+            let start = u128::from(self.next_slot) << SLOT_SHIFT;
+            if start > u128::from(bound.time()) {
+                *floor = u64::try_from(start).map_or(Key::LAST, |t| Key(u128::from(t) << 64));
                 return Key::LAST;
             }
             self.sort_in_next_slot();
@@ -288,7 +289,7 @@ impl<E: Copy> FarCalendar<E> {
             // The bucket's storage becomes `due`'s (both keep their capacity).
             std::mem::swap(&mut self.due, bucket);
         }
-        while self.beyond.first_key().time() >> SLOT_SHIFT == slot {
+        while !self.beyond.data.is_empty() && self.beyond.first_key().time() >> SLOT_SHIFT == slot {
             self.due.push(self.beyond.data[0]);
             self.beyond.remove_first();
         }
@@ -604,6 +605,20 @@ mod tests {
         assert_eq!(q.pop_until(u64::MAX), Some((180 * ms, "t1")));
         assert_eq!(q.pop_until(u64::MAX), Some((200 * ms, "t2")));
         assert!(q.is_empty());
+    }
+
+    #[test]
+    fn timers_at_the_end_of_time_pop_in_order() {
+        let mut q = EventQueue::new();
+        q.schedule(u64::MAX, "last");
+        q.schedule(u64::MAX - 1, "before");
+        q.schedule(1 << 62, "early");
+        assert_eq!(q.pop_until(u64::MAX), Some((1 << 62, "early")));
+        assert_eq!(q.pop_until(u64::MAX), Some((u64::MAX - 1, "before")));
+        q.schedule(u64::MAX, "again");
+        assert_eq!(q.pop_until(u64::MAX), Some((u64::MAX, "last")));
+        assert_eq!(q.pop_until(u64::MAX), Some((u64::MAX, "again")));
+        assert_eq!(q.pop_until(u64::MAX), None);
     }
 
     #[test]
