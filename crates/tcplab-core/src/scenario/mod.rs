@@ -12,6 +12,7 @@ mod flows;
 mod generators;
 mod handoff;
 mod instances;
+mod kentridge;
 mod lan;
 pub mod limits;
 mod link_changes;

@@ -26,6 +26,9 @@ impl Sender {
         if let Some(r) = rtt {
             self.rtt_sample(r);
         }
+        if let Some(k) = self.kr.as_deref_mut() {
+            k.on_new_ack(ack, rtt, self.cfg.timestamps.then_some(ts_echo), &self.st);
+        }
         let rate = self.rate_sample(now, ack);
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
@@ -116,6 +119,9 @@ impl Sender {
 
     pub(super) fn on_dup_ack(&mut self, now: Time, out: &mut Vec<Tx>) {
         self.dupacks += 1;
+        if let Some(k) = self.kr.as_deref_mut() {
+            k.on_dup_ack();
+        }
         let sample = AckSample {
             acked: 0,
             duplicate: true,
@@ -166,6 +172,9 @@ impl Sender {
         self.ecn_cut = false;
         self.recover = Some(self.snd_max);
         self.stats.fast_retransmits += 1;
+        if let Some(k) = self.kr.as_deref_mut() {
+            k.on_fast_retransmit(self.snd_una, self.dupacks, self.stats.segments_sent, &self.st);
+        }
         self.rate_head_lost();
         self.timing = None;
         let before = crate::sim::floor(self.st.cwnd) as u64;
@@ -229,6 +238,9 @@ impl Sender {
     /// A congestion signal from outside the ACK clock (ECN or an explicit notification).
     pub fn on_notification(&mut self, now: Time, signal: Signal, out: &mut Vec<Tx>) {
         self.sync(now);
+        if let Some(k) = self.kr.as_deref_mut() {
+            k.on_notification(now);
+        }
         if self.st.phase == Phase::FastRecovery || self.st.phase == Phase::TimeoutRecovery {
             return;
         }
@@ -244,6 +256,9 @@ impl Sender {
         self.ecn_cut = true;
         self.cwr_pending = true;
         self.stats.ecn_reductions += 1;
+        if let Some(k) = self.kr.as_deref_mut() {
+            k.on_ecn(&self.st);
+        }
         self.congestion(now, Signal::Ecn);
     }
 

@@ -1,0 +1,155 @@
+//! TCP KentRidge end to end: the classifier names the pipe a flow runs over, the agent
+//! switches to the knowledge base's choice, and the events table says why.
+use serde_json::{json, Value};
+use tcplab_core::api::{self, Column, RunOutput};
+
+fn strs(out: &RunOutput, name: &str) -> Vec<String> {
+    match out.events.column(name) {
+        Some(Column::Str(v)) => v.clone(),
+        _ => panic!("no events column {name}"),
+    }
+}
+
+/// (time, event, value, detail) of the KentRidge rows of flow 0.
+fn kr_rows(out: &RunOutput) -> Vec<(f64, String, f64, String)> {
+    let (t, v) = (out.events.f64s("time"), out.events.f64s("value"));
+    let (e, d) = (strs(out, "event"), strs(out, "detail"));
+    (0..t.len())
+        .filter(|&i| e[i] == "pipe_type" || e[i].starts_with("kr_"))
+        .map(|i| (t[i], e[i].clone(), v[i], d[i].clone()))
+        .collect()
+}
+
+fn one_link(rate: &str, delay: &str, queue: u64, loss: f64, extra: Value, duration: f64) -> String {
+    let mut flow = json!({"src": "a", "dst": "b", "cc": "newreno",
+                          "tcp": {"timestamps": true, "rwnd": 100000},
+                          "kentridge": {"interval": "1s"}});
+    if let (Value::Object(f), Value::Object(x)) = (&mut flow, extra) {
+        for (k, v) in x {
+            f.insert(k, v);
+        }
+    }
+    json!({
+        "sim": {"duration": duration, "sample_interval": "1s"},
+        "nodes": [{"name": "a"}, {"name": "r", "kind": "router"}, {"name": "b"}],
+        "links": [
+            {"a": "a", "b": "r", "rate": "1Gbps", "delay": "1ms", "queue": 100000},
+            {"a": "r", "b": "b", "rate": rate, "delay": delay, "queue": queue, "loss_ab": loss}
+        ],
+        "flows": [flow]
+    })
+    .to_string()
+}
+
+#[test]
+fn a_long_fat_pipe_with_a_large_queue_is_switched_to_sync_tcp() {
+    // 50 Mb/s, 2 × 61 ms: BDP ≈ 760 segments; a queue of one BDP (≈ 120 ms of delay).
+    let out = api::run(&one_link("50Mbps", "60ms", 760, 0.0, json!({}), 20.0), 1).unwrap();
+    let rows = kr_rows(&out);
+    let first = &rows[0];
+    assert_eq!((first.1.as_str(), first.2), ("pipe_type", 4.0), "{rows:?}");
+    assert!(first.3.starts_with("lfn_large_queue (rule 4; was default)"), "{rows:?}");
+    let switch = &rows[1];
+    assert_eq!(switch.1, "kr_switch", "{rows:?}");
+    assert_eq!(switch.0, first.0);
+    assert!(switch.3.starts_with("newreno -> sync_tcp: pipe lfn_large_queue (rule 4): kb row 1 sync_tcp"), "{rows:?}");
+    match out.flows.column("cc_final") {
+        Some(Column::Str(v)) => assert_eq!(v[0], "sync_tcp"),
+        _ => panic!("no cc_final"),
+    }
+    // the pipe type is a time-series column: 0 (default) until the change, then 4's code
+    let (t, p) = (out.flow_ts.f64s("time"), out.flow_ts.f64s("pipe_type"));
+    let code = 4.0; // position of lfn_large_queue in PipeType::ALL
+    for (ti, pi) in t.iter().zip(&p) {
+        let want = if *ti < first.0 { 0.0 } else { code };
+        assert_eq!(*pi, want, "t = {ti}");
+    }
+    // no flapping: the type does not change again in a steady pipe
+    assert_eq!(rows.iter().filter(|r| r.1 == "pipe_type").count(), 1, "{rows:?}");
+}
+
+#[test]
+fn a_lossy_link_is_a_lossy_network_and_gets_westwood() {
+    // 10 Mb/s, 2 × 11 ms, 2 % random loss, a queue the window never fills.
+    let out = api::run(&one_link("10Mbps", "10ms", 1000, 0.02, json!({}), 30.0), 2).unwrap();
+    let rows = kr_rows(&out);
+    // (slow start may first overshoot 100 segments: high speed at 1 s, then lossy)
+    let lossy: Vec<_> = rows.iter().filter(|r| r.1 == "pipe_type" && r.2 == 9.0).collect();
+    assert_eq!(lossy.len(), 1, "{rows:?}");
+    assert!(lossy[0].0 <= 3.0 && lossy[0].3.starts_with("lossy (rule 9; was "), "{rows:?}");
+    let last = rows.last().unwrap();
+    assert_eq!(last.1, "kr_switch", "{rows:?}");
+    assert!(last.3.contains(" -> westwood_crb: pipe lossy (rule 9): kb row 6 westwood_crb"), "{rows:?}");
+    // losses on an empty queue are corruption: the type stays lossy to the end
+    assert_eq!(*out.flow_ts.f64s("pipe_type").last().unwrap(), 8.0);
+}
+
+#[test]
+fn expectations_and_a_users_inline_kb_steer_the_agent() {
+    let kb = json!([
+        {"adaptation": "cubic", "pipe_types": ["lossy"], "advantages": ["utilisation"], "shortcomings": ["friendliness"],
+         "cc_params": {"beta": 0.8}},
+        {"adaptation": "westwood_be", "pipe_types": ["lossy"], "advantages": ["friendliness"]},
+        {"adaptation": "newreno", "pipe_types": ["default"]}
+    ]);
+    let extra = json!({"kentridge": {"interval": "1s", "kb": kb, "expectations": ["friendliness"]}});
+    let out = api::run(&one_link("10Mbps", "10ms", 1000, 0.02, extra, 30.0), 2).unwrap();
+    let rows = kr_rows(&out);
+    assert!(
+        rows.iter().any(|r| r.1 == "kr_switch" && r.3.starts_with("newreno -> westwood_be: pipe lossy (rule 9): kb row 2 westwood_be, score 1")),
+        "{rows:?}"
+    );
+}
+
+#[test]
+fn flows_without_kentridge_have_no_column_and_no_detail() {
+    let spec = one_link("10Mbps", "10ms", 100, 0.0, json!({}), 5.0).replace(",\"kentridge\":{\"interval\":\"1s\"}", "");
+    assert!(!spec.contains("kentridge"), "{spec}");
+    let out = api::run(&spec, 1).unwrap();
+    assert!(out.flow_ts.column("pipe_type").is_none());
+    assert!(out.events.column("detail").is_none());
+}
+
+#[test]
+fn the_same_seed_gives_the_same_decisions() {
+    let spec = one_link("10Mbps", "10ms", 1000, 0.02, json!({}), 15.0);
+    let a = kr_rows(&api::run(&spec, 5).unwrap());
+    let b = kr_rows(&api::run(&spec, 5).unwrap());
+    assert_eq!(a, b);
+}
+
+#[test]
+fn bad_kentridge_input_names_the_field_the_value_and_what_is_allowed() {
+    let run = |kr: Value| match api::run(&one_link("10Mbps", "10ms", 100, 0.0, json!({"kentridge": kr}), 5.0), 1) {
+        Err(api::Error::Scenario(m)) => m,
+        other => panic!("{:?}", other.map(|_| ())),
+    };
+    let e = run(json!({"thresholds": {"long_rtt": -1}}));
+    assert!(e.starts_with("flows[0].kentridge.thresholds.long_rtt: time -1 is not allowed"), "{e}");
+    let e = run(json!({"thresholds": {"hysteresis": 1.5}}));
+    assert_eq!(e, "flows[0].kentridge.thresholds.hysteresis: 1.5 is not allowed; must be in [0, 1)");
+    let e = run(json!({"thresholds": {"big": 1}}));
+    assert!(e.starts_with("flows[0].kentridge.thresholds.big: unknown threshold; allowed: long_rtt"), "{e}");
+    let e = run(json!({"kb": "/nonexistent/kb.csv"}));
+    assert!(e.starts_with("flows[0].kentridge.kb: cannot read \"/nonexistent/kb.csv\""), "{e}");
+    let e = run(json!({"kb": [{"adaptation": "reno", "pipe_types": ["wifi"]}]}));
+    assert!(e.starts_with("flows[0].kentridge.kb[0]: pipe_types: \"wifi\" is not a pipe type; allowed: default"), "{e}");
+    let e = run(json!({"kb": [{"adaptation": "vegas2", "pipe_types": ["lossy"]}]}));
+    assert!(e.starts_with("flows[0].kentridge.kb[0]: adaptation \"vegas2\": unknown congestion-control algorithm"), "{e}");
+    let e = run(json!({"expectations": ["speed"]}));
+    assert!(e.starts_with("flows[0].kentridge.expectations[0]: \"speed\" is not a term of the knowledge base"), "{e}");
+    let e = run(json!({"precedence": ["lossy", "wifi"]}));
+    assert!(e.starts_with("flows[0].kentridge.precedence[1]: \"wifi\" is not a pipe type"), "{e}");
+    let e = run(json!({"interval": 0}));
+    assert!(e.starts_with("flows[0].kentridge.interval: time 0 is not allowed; must be > 0 s"), "{e}");
+    let e = run(json!({"intervall": 1}));
+    assert!(e.starts_with("flows[0].kentridge.intervall: unknown field; allowed: interval, kb"), "{e}");
+    // a user's CSV file by path
+    let dir = std::env::temp_dir().join(format!("tcplab-kr-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("kb.csv");
+    std::fs::write(&path, "adaptation,pipe_types,capabilities,advantages,shortcomings,cc_params\nreno,lfn;bogus,,,,\n").unwrap();
+    let e = run(json!({"kb": path.to_str().unwrap()}));
+    assert!(e.contains("kb.csv: line 2: pipe_types: \"bogus\" is not a pipe type"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
