@@ -250,6 +250,25 @@ impl Sender {
             (Kind::Ack, ConnState::Established) => {}
             _ => return,
         }
+        if self.cfg.ack_extras {
+            self.ack_extras(now, ack, ts_echo, sack);
+        }
+        if ack > self.snd_una {
+            self.on_new_ack(now, ack, ts_echo, ece && self.cfg.ecn, out);
+        } else if ack == self.snd_una && self.snd_max > self.snd_una {
+            self.on_dup_ack(now, out);
+        }
+    }
+
+    /// What an arriving ACK of an established connection does before the backplane acts on
+    /// it, for connections that need more than the plain path (one flag, `ack_extras`,
+    /// tested per ACK for all of them): TCP KentRidge's newack/dupack slices, and the SACK
+    /// scoreboard.
+    #[inline]
+    fn ack_extras(&mut self, now: Time, ack: u64, ts_echo: Time, sack: Option<&SackBlocks>) {
+        if self.kr.is_some() {
+            self.kr_ack(now, ack, ts_echo);
+        }
         if self.cfg.sack {
             let (una, snd_max, dt) = (ack.max(self.snd_una), self.snd_max, self.cfg.dupthresh);
             let sb = self.sb();
@@ -263,10 +282,25 @@ impl Sender {
                 self.clamp_to_pipe();
             }
         }
+    }
+
+    /// newack_handler / dupack_handler's statistics (TCP KentRidge), out of line: the RTT
+    /// sample of the timestamp echo (else the smoothed RTT), Eifel's verdict, the ACK count.
+    #[cold]
+    #[inline(never)]
+    fn kr_ack(&mut self, now: Time, ack: u64, ts_echo: Time) {
+        let Some(k) = self.kr.as_deref_mut() else {
+            return;
+        };
         if ack > self.snd_una {
-            self.on_new_ack(now, ack, ts_echo, ece && self.cfg.ecn, out);
+            let rtt = if self.cfg.timestamps {
+                Some(to_secs(now.saturating_sub(ts_echo)))
+            } else {
+                (self.st.srtt > 0.0).then_some(self.st.srtt)
+            };
+            k.on_new_ack(ack, rtt, self.cfg.timestamps.then_some(ts_echo), &self.st);
         } else if ack == self.snd_una && self.snd_max > self.snd_una {
-            self.on_dup_ack(now, out);
+            k.on_dup_ack();
         }
     }
 }

@@ -46,6 +46,8 @@ pub struct SenderConfig {
     pub size: Option<u64>,
     /// TCP-HO's bit in the Capability option's mask (`tcp.ho_capability_bit`).
     pub ho_bit: u8,
+    /// An arriving ACK needs more than the plain path: SACK, or TCP KentRidge's statistics.
+    pub ack_extras: bool,
 }
 
 impl SenderConfig {
@@ -76,6 +78,7 @@ impl SenderConfig {
             rtt_sample_interval: crate::sim::secs(t.rtt_sample_interval),
             size,
             ho_bit: t.ho_capability_bit,
+            ack_extras: t.sack,
         }
     }
 }
@@ -275,6 +278,7 @@ impl Sender {
     /// counts as corruption, seconds).
     pub fn enable_kentridge(&mut self, small_queue: f64) {
         self.kr = Some(Box::new(crate::kentridge::Stats::new(small_queue)));
+        self.cfg.ack_extras = true;
     }
 
     /// Data segments sent so far (new and retransmitted).

@@ -26,9 +26,6 @@ impl Sender {
         if let Some(r) = rtt {
             self.rtt_sample(r);
         }
-        if let Some(k) = self.kr.as_deref_mut() {
-            k.on_new_ack(ack, rtt, self.cfg.timestamps.then_some(ts_echo), &self.st);
-        }
         let rate = self.rate_sample(now, ack);
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
@@ -119,9 +116,6 @@ impl Sender {
 
     pub(super) fn on_dup_ack(&mut self, now: Time, out: &mut Vec<Tx>) {
         self.dupacks += 1;
-        if let Some(k) = self.kr.as_deref_mut() {
-            k.on_dup_ack();
-        }
         let sample = AckSample {
             acked: 0,
             duplicate: true,
