@@ -217,9 +217,15 @@ impl Reading {
     pub fn take(stats: &mut Stats, st: &CcState, sent: u64, th: &Thresholds) -> Reading {
         let from = st.now.saturating_sub(secs(th.window));
         Reading {
-            brtt: if st.min_rtt.is_finite() { st.min_rtt } else { 0.0 },
-            cwnd: stats.period_max_cwnd.max(st.cwnd),
-            queue_delay: stats.period_max_qd,
+            brtt: if stats.brtt.is_finite() {
+                stats.brtt
+            } else if st.min_rtt.is_finite() {
+                st.min_rtt
+            } else {
+                0.0
+            },
+            cwnd: stats.max_cwnd.max(st.cwnd),
+            queue_delay: stats.max_qd,
             jitter: if st.srtt > 0.0 { st.rttvar / st.srtt } else { 0.0 },
             spurious: stats.spurious.count_since(from),
             timeouts: stats.timeouts.count_since(from),

@@ -49,10 +49,19 @@ pub struct Stats {
     small_queue: f64,
     /// The latest RTT sample (s; 0 before the first).
     pub last_rtt: f64,
+    /// The smallest RTT sample the statistics saw (s; infinity before the first): the
+    /// samples themselves, not the backplane's, which are rounded to `tcp.tick`.
+    pub brtt: f64,
     /// Queue delay (latest RTT sample − brtt) at the last loss, s.
     pub qd_at_loss: f64,
     /// The largest queue delay seen since the last classification, s.
     pub period_max_qd: f64,
+    /// The largest queue delay and cwnd seen since the connection started or the last
+    /// explicit notification (a new path): what the size rules (2-6) read. The buffer and
+    /// the window a path holds show when they fill; an algorithm that keeps them small,
+    /// or a timeout, must not make the path small (docs/kentridge.md, "Classification").
+    pub max_qd: f64,
+    pub max_cwnd: f64,
     /// The largest cwnd since the last classification, segments.
     pub period_max_cwnd: f64,
     /// ACKs received (new and duplicate), since the start and at the last classification.
@@ -95,13 +104,14 @@ impl Stats {
     pub fn new(small_queue: f64) -> Stats {
         Stats {
             small_queue,
+            brtt: f64::INFINITY,
             ..Stats::default()
         }
     }
 
-    fn queue_delay(&self, st: &CcState) -> f64 {
-        if self.last_rtt > 0.0 && st.min_rtt.is_finite() {
-            (self.last_rtt - st.min_rtt).max(0.0)
+    fn queue_delay(&self, _st: &CcState) -> f64 {
+        if self.last_rtt > 0.0 && self.brtt.is_finite() {
+            (self.last_rtt - self.brtt).max(0.0)
         } else {
             0.0
         }
@@ -122,9 +132,12 @@ impl Stats {
         self.in_series = false;
         if let Some(r) = rtt {
             self.last_rtt = r;
+            self.brtt = self.brtt.min(r);
             self.period_max_qd = self.period_max_qd.max(self.queue_delay(st));
+            self.max_qd = self.max_qd.max(self.period_max_qd);
         }
         self.period_max_cwnd = self.period_max_cwnd.max(st.cwnd);
+        self.max_cwnd = self.max_cwnd.max(self.period_max_cwnd);
         if let Some(p) = self.pending {
             if ack > p.seq {
                 self.pending = None;
@@ -178,12 +191,17 @@ impl Stats {
     /// not a loss interval).
     pub fn on_ecn(&mut self, st: &CcState) {
         self.period_max_qd = self.period_max_qd.max(self.queue_delay(st));
+        self.max_qd = self.max_qd.max(self.period_max_qd);
     }
 
     /// options_handler / icmp_handler: an explicit notification (handoff completion).
     pub fn on_notification(&mut self, now: Time) {
         self.notifications.push(now);
         self.notified = true;
+        // a handoff: the path's size is learnt anew
+        self.max_qd = 0.0;
+        self.max_cwnd = 0.0;
+        self.brtt = f64::INFINITY;
     }
 
     /// disconnect_handler: the connection closed (nothing pending any more).
@@ -376,8 +394,9 @@ mod tests {
     fn loss_with_a_queue_is_congestion_and_repeated_timeouts_are_counted_apart() {
         let mut s = Stats::new(0.003);
         let mut st = st_at(1.0);
-        st.min_rtt = 0.1;
+        s.on_new_ack(1, Some(0.1), None, &st);
         s.on_new_ack(1, Some(0.15), None, &st);
+        assert_eq!(s.brtt, 0.1);
         assert!((s.period_max_qd - 0.05).abs() < 1e-12);
         s.on_timeout(10, &st);
         assert_eq!((s.timeouts.count_since(0), s.total_corruptions), (1, 0));

@@ -6,7 +6,7 @@ use super::SpecError;
 use crate::kentridge::{kb, npc, KbRow, KentRidgeSpec, PipeType, Thresholds};
 use serde_json::{Map, Value};
 
-const FIELDS: &[&str] = &["interval", "kb", "thresholds", "precedence", "expectations"];
+const FIELDS: &[&str] = &["interval", "kb", "thresholds", "precedence", "expectations", "kb_source"];
 const THRESHOLDS: &[&str] = &[
     "long_rtt",
     "large_cwnd",
@@ -165,7 +165,14 @@ pub(super) fn kentridge_spec(p: &str, v: Option<&Map<String, Value>>) -> Result<
             names
         }
     };
-    let (kb_source, rows) = knowledge_base(&format!("{p}.kb"), m.get("kb"))?;
+    let (mut kb_source, rows) = knowledge_base(&format!("{p}.kb"), m.get("kb"))?;
+    // The normalised spec keeps where inline rows came from.
+    if let (Some(Value::Array(_)), Some(src)) = (m.get("kb"), m.get("kb_source")) {
+        match src.as_str() {
+            Some(s) => kb_source = s.to_string(),
+            None => return err(&format!("{p}.kb_source"), format!("expected a string, got {src}")),
+        }
+    }
     let expectations = match m.get("expectations") {
         None => Vec::new(),
         Some(v) => strings(&format!("{p}.expectations"), v)?,
