@@ -249,3 +249,36 @@ fn the_normalised_spec_with_kentridge_and_reordering_is_a_fixed_point() {
     let text = serde_json::to_string(&plain).unwrap();
     assert!(!text.contains("kentridge") && !text.contains("reorder"), "{text}");
 }
+
+#[test]
+fn a_handoff_notification_is_classified_at_once() {
+    // TCP-HO's mobile host reports a completed handoff at 2.35 s; its Bandwidth option
+    // reaches the sender one path delay later, between two periodic classifications.
+    let spec = json!({
+        "sim": {"duration": 5.0, "sample_interval": "1s"},
+        "dumbbell": {"pairs": 1, "bottleneck": {"rate": "2Mbps", "delay": "40ms", "queue": 20},
+                     "access": {"rate": "10Mbps", "delay": "5ms"}},
+        "flows": [{"src": "s0", "dst": "d0", "cc": "tcp_ho", "tcp": {"timestamps": true},
+                   "handoffs": [{"at": 2.35, "bandwidth": "2Mbps"}],
+                   "kentridge": {"interval": "1s"}}]
+    })
+    .to_string();
+    let out = api::run(&spec, 1).unwrap();
+    let rows = kr_rows(&out);
+    let mobile: Vec<_> = rows.iter().filter(|r| r.1 == "pipe_type" && r.2 == 10.0).collect();
+    assert_eq!(mobile.len(), 1, "{rows:?}");
+    let t = mobile[0].0;
+    assert!(t > 2.35 && t < 2.5, "classified at {t}, not at the notification: {rows:?}");
+    // the knowledge base's mobile row is TCP-HO, which runs already (the flow has handoffs,
+    // so the peer offers the capability)
+    let next = rows.iter().find(|r| r.0 == t && r.1.starts_with("kr_")).unwrap();
+    assert_eq!(next.1, "kr_keep", "{rows:?}");
+    assert!(next.3.starts_with("tcp_ho stays: pipe mobile (rule 10): kb row 5 tcp_ho"), "{rows:?}");
+    // the notification stays within the window: the periodic readings keep the type
+    let (times, p) = (out.flow_ts.f64s("time"), out.flow_ts.f64s("pipe_type"));
+    for (ti, pi) in times.iter().zip(&p) {
+        if *ti > 2.5 {
+            assert_eq!(*pi, 9.0, "t = {ti}");
+        }
+    }
+}

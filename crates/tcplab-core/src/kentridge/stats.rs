@@ -4,7 +4,7 @@
 //! The sender keeps them in an `Option<Box<Stats>>`: a connection without KentRidge pays
 //! one pointer test at the slots on its ACK path and nothing else.
 use crate::cc::CcState;
-use crate::sim::{to_secs, Time};
+use crate::sim::Time;
 use std::collections::VecDeque;
 
 /// Weights of the smoothed loss-interval average, newest interval first (RFC 5348 §5.4,
@@ -297,15 +297,14 @@ impl Stats {
         self.notified = false;
     }
 
-    /// The queue delay (s) of the latest RTT sample.
-    pub fn current_queue_delay(&self, st: &CcState) -> f64 {
-        self.queue_delay(st)
+    /// The statistics as time-series columns (`flow_ts`, flows with KentRidge only).
+    pub fn samples(&self, st: &CcState, sent: u64, out: &mut Vec<(&'static str, f64)>) {
+        out.push(("kr_bandwidth", Stats::available_bandwidth(st)));
+        out.push(("kr_queue_delay", self.queue_delay(st)));
+        out.push(("kr_loss_rate", self.loss_rate(sent)));
+        out.push(("kr_spurious", self.total_spurious as f64));
+        out.push(("kr_corruptions", self.total_corruptions as f64));
     }
-}
-
-/// Seconds between two times (for readings).
-pub fn secs_between(a: Time, b: Time) -> f64 {
-    to_secs(b.saturating_sub(a))
 }
 
 #[cfg(test)]

@@ -87,6 +87,9 @@ impl Series {
             f.sender.cc.samples(&mut self.row_extra);
             if let Some(kr) = f.kr.as_deref() {
                 self.row_extra.push(("pipe_type", kr.npc.current.code()));
+                if let Some(k) = f.sender.kr.as_deref() {
+                    k.samples(st, f.sender.segments_sent(), &mut self.row_extra);
+                }
             }
             out_of_memory |= !self.push_extra();
         }
