@@ -57,7 +57,12 @@ fn a_long_fat_pipe_with_a_large_queue_is_switched_to_sync_tcp() {
     assert!(types.len() <= 2, "{rows:?}");
     let switch = rows.last().unwrap();
     assert_eq!((switch.0, switch.1.as_str()), (last.0, "kr_switch"), "{rows:?}");
-    assert!(switch.3.ends_with("-> sync_tcp: pipe lfn_large_queue (rule 4): kb row 1 sync_tcp"), "{rows:?}");
+    assert!(
+        switch
+            .3
+            .ends_with("-> sync_tcp: pipe lfn_large_queue (rule 4): kb row 1 sync_tcp"),
+        "{rows:?}"
+    );
     match out.flows.column("cc_final") {
         Some(Column::Str(v)) => assert_eq!(v[0], "sync_tcp"),
         _ => panic!("no cc_final"),
@@ -70,7 +75,7 @@ fn a_long_fat_pipe_with_a_large_queue_is_switched_to_sync_tcp() {
         _ => 0.0,
     };
     for (ti, pi) in t.iter().zip(&p) {
-        let want = types.iter().filter(|r| r.0 <= *ti).last().map_or(0.0, |r| code(r.2));
+        let want = types.iter().rfind(|r| r.0 <= *ti).map_or(0.0, |r| code(r.2));
         assert_eq!(*pi, want, "t = {ti}");
     }
 }
@@ -83,10 +88,17 @@ fn a_lossy_link_is_a_lossy_network_and_gets_westwood() {
     // (slow start may first overshoot 100 segments: high speed at 1 s, then lossy)
     let lossy: Vec<_> = rows.iter().filter(|r| r.1 == "pipe_type" && r.2 == 9.0).collect();
     assert_eq!(lossy.len(), 1, "{rows:?}");
-    assert!(lossy[0].0 <= 3.0 && lossy[0].3.starts_with("lossy (rule 9; was "), "{rows:?}");
+    assert!(
+        lossy[0].0 <= 3.0 && lossy[0].3.starts_with("lossy (rule 9; was "),
+        "{rows:?}"
+    );
     let last = rows.last().unwrap();
     assert_eq!(last.1, "kr_switch", "{rows:?}");
-    assert!(last.3.contains(" -> westwood_crb: pipe lossy (rule 9): kb row 6 westwood_crb"), "{rows:?}");
+    assert!(
+        last.3
+            .contains(" -> westwood_crb: pipe lossy (rule 9): kb row 6 westwood_crb"),
+        "{rows:?}"
+    );
     // losses on an empty queue are corruption: the type stays lossy to the end
     assert_eq!(*out.flow_ts.f64s("pipe_type").last().unwrap(), 8.0);
 }
@@ -103,7 +115,9 @@ fn expectations_and_a_users_inline_kb_steer_the_agent() {
     let out = api::run(&one_link("10Mbps", "10ms", 1000, 0.02, extra, 30.0), 2).unwrap();
     let rows = kr_rows(&out);
     assert!(
-        rows.iter().any(|r| r.1 == "kr_switch" && r.3.starts_with("newreno -> westwood_be: pipe lossy (rule 9): kb row 2 westwood_be, score 1")),
+        rows.iter().any(|r| r.1 == "kr_switch"
+            && r.3
+                .starts_with("newreno -> westwood_be: pipe lossy (rule 9): kb row 2 westwood_be, score 1")),
         "{rows:?}"
     );
 }
@@ -132,32 +146,69 @@ fn bad_kentridge_input_names_the_field_the_value_and_what_is_allowed() {
         other => panic!("{:?}", other.map(|_| ())),
     };
     let e = run(json!({"thresholds": {"long_rtt": -1}}));
-    assert!(e.starts_with("flows[0].kentridge.thresholds.long_rtt: time -1 is not allowed"), "{e}");
+    assert!(
+        e.starts_with("flows[0].kentridge.thresholds.long_rtt: time -1 is not allowed"),
+        "{e}"
+    );
     let e = run(json!({"thresholds": {"hysteresis": 1.5}}));
-    assert_eq!(e, "flows[0].kentridge.thresholds.hysteresis: 1.5 is not allowed; must be in [0, 1)");
+    assert_eq!(
+        e,
+        "flows[0].kentridge.thresholds.hysteresis: 1.5 is not allowed; must be in [0, 1)"
+    );
     let e = run(json!({"thresholds": {"big": 1}}));
-    assert!(e.starts_with("flows[0].kentridge.thresholds.big: unknown threshold; allowed: long_rtt"), "{e}");
+    assert!(
+        e.starts_with("flows[0].kentridge.thresholds.big: unknown threshold; allowed: long_rtt"),
+        "{e}"
+    );
     let e = run(json!({"kb": "/nonexistent/kb.csv"}));
-    assert!(e.starts_with("flows[0].kentridge.kb: cannot read \"/nonexistent/kb.csv\""), "{e}");
+    assert!(
+        e.starts_with("flows[0].kentridge.kb: cannot read \"/nonexistent/kb.csv\""),
+        "{e}"
+    );
     let e = run(json!({"kb": [{"adaptation": "reno", "pipe_types": ["wifi"]}]}));
-    assert!(e.starts_with("flows[0].kentridge.kb[0]: pipe_types: \"wifi\" is not a pipe type; allowed: default"), "{e}");
+    assert!(
+        e.starts_with("flows[0].kentridge.kb[0]: pipe_types: \"wifi\" is not a pipe type; allowed: default"),
+        "{e}"
+    );
     let e = run(json!({"kb": [{"adaptation": "vegas2", "pipe_types": ["lossy"]}]}));
-    assert!(e.starts_with("flows[0].kentridge.kb[0]: adaptation \"vegas2\": unknown congestion-control algorithm"), "{e}");
+    assert!(
+        e.starts_with("flows[0].kentridge.kb[0]: adaptation \"vegas2\": unknown congestion-control algorithm"),
+        "{e}"
+    );
     let e = run(json!({"expectations": ["speed"]}));
-    assert!(e.starts_with("flows[0].kentridge.expectations[0]: \"speed\" is not a term of the knowledge base"), "{e}");
+    assert!(
+        e.starts_with("flows[0].kentridge.expectations[0]: \"speed\" is not a term of the knowledge base"),
+        "{e}"
+    );
     let e = run(json!({"precedence": ["lossy", "wifi"]}));
-    assert!(e.starts_with("flows[0].kentridge.precedence[1]: \"wifi\" is not a pipe type"), "{e}");
+    assert!(
+        e.starts_with("flows[0].kentridge.precedence[1]: \"wifi\" is not a pipe type"),
+        "{e}"
+    );
     let e = run(json!({"interval": 0}));
-    assert!(e.starts_with("flows[0].kentridge.interval: time 0 is not allowed; must be > 0 s"), "{e}");
+    assert!(
+        e.starts_with("flows[0].kentridge.interval: time 0 is not allowed; must be > 0 s"),
+        "{e}"
+    );
     let e = run(json!({"intervall": 1}));
-    assert!(e.starts_with("flows[0].kentridge.intervall: unknown field; allowed: interval, kb"), "{e}");
+    assert!(
+        e.starts_with("flows[0].kentridge.intervall: unknown field; allowed: interval, kb"),
+        "{e}"
+    );
     // a user's CSV file by path
     let dir = std::env::temp_dir().join(format!("tcplab-kr-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("kb.csv");
-    std::fs::write(&path, "adaptation,pipe_types,capabilities,advantages,shortcomings,cc_params\nreno,lfn;bogus,,,,\n").unwrap();
+    std::fs::write(
+        &path,
+        "adaptation,pipe_types,capabilities,advantages,shortcomings,cc_params\nreno,lfn;bogus,,,,\n",
+    )
+    .unwrap();
     let e = run(json!({"kb": path.to_str().unwrap()}));
-    assert!(e.contains("kb.csv: line 2: pipe_types: \"bogus\" is not a pipe type"), "{e}");
+    assert!(
+        e.contains("kb.csv: line 2: pipe_types: \"bogus\" is not a pipe type"),
+        "{e}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -185,7 +236,9 @@ fn a_reordering_link_is_a_reorder_network() {
     assert!(reorder[0].3.starts_with("reorder (rule 1; was "), "{rows:?}");
     // the knowledge base's reorder row is NewReno: the agent switches from Reno and says why
     assert!(
-        rows.iter().any(|r| r.1 == "kr_switch" && r.3.starts_with("reno -> newreno: pipe reorder (rule 1): kb row 8 newreno")),
+        rows.iter().any(|r| r.1 == "kr_switch"
+            && r.3
+                .starts_with("reno -> newreno: pipe reorder (rule 1): kb row 8 newreno")),
         "{rows:?}"
     );
     // without timestamps Eifel cannot tell: the spurious retransmissions look like losses
@@ -238,14 +291,20 @@ fn the_normalised_spec_with_kentridge_and_reordering_is_a_fixed_point() {
     v["links"][0]["reorder"] = json!({"prob": 0.2, "delay": 0.001});
     let s = parse(&v.to_string()).unwrap();
     let k = s.flows[0].kentridge.as_ref().unwrap();
-    assert_eq!((k.interval, k.thresholds.long_rtt, k.thresholds.frequent), (2.0, 0.05, 5));
+    assert_eq!(
+        (k.interval, k.thresholds.long_rtt, k.thresholds.frequent),
+        (2.0, 0.05, 5)
+    );
     assert_eq!(k.kb_source, "builtin");
     assert_eq!(k.kb[0].adaptation, "sync_tcp");
     assert_eq!(s.links[0].reorder_ba.unwrap().delay, 0.001);
     let again = parse(&serde_json::to_string(&s).unwrap()).unwrap();
     assert_eq!(s, again);
     // a spec without either normalises without them
-    let plain = parse(&one_link("10Mbps", "10ms", 100, 0.0, json!({}), 5.0).replace(",\"kentridge\":{\"interval\":\"1s\"}", "")).unwrap();
+    let plain = parse(
+        &one_link("10Mbps", "10ms", 100, 0.0, json!({}), 5.0).replace(",\"kentridge\":{\"interval\":\"1s\"}", ""),
+    )
+    .unwrap();
     let text = serde_json::to_string(&plain).unwrap();
     assert!(!text.contains("kentridge") && !text.contains("reorder"), "{text}");
 }
@@ -268,12 +327,19 @@ fn a_handoff_notification_is_classified_at_once() {
     let mobile: Vec<_> = rows.iter().filter(|r| r.1 == "pipe_type" && r.2 == 10.0).collect();
     assert_eq!(mobile.len(), 1, "{rows:?}");
     let t = mobile[0].0;
-    assert!(t > 2.35 && t < 2.5, "classified at {t}, not at the notification: {rows:?}");
+    assert!(
+        t > 2.35 && t < 2.5,
+        "classified at {t}, not at the notification: {rows:?}"
+    );
     // the knowledge base's mobile row is TCP-HO, which runs already (the flow has handoffs,
     // so the peer offers the capability)
     let next = rows.iter().find(|r| r.0 == t && r.1.starts_with("kr_")).unwrap();
     assert_eq!(next.1, "kr_keep", "{rows:?}");
-    assert!(next.3.starts_with("tcp_ho stays: pipe mobile (rule 10): kb row 5 tcp_ho"), "{rows:?}");
+    assert!(
+        next.3
+            .starts_with("tcp_ho stays: pipe mobile (rule 10): kb row 5 tcp_ho"),
+        "{rows:?}"
+    );
     // the notification stays within the window: the periodic readings keep the type
     let (times, p) = (out.flow_ts.f64s("time"), out.flow_ts.f64s("pipe_type"));
     for (ti, pi) in times.iter().zip(&p) {

@@ -87,7 +87,10 @@ pub fn decide(
         reason.push_str(&format!(", score {}", score(r, expectations)));
     }
     if usable.len() < rows.len() {
-        reason.push_str(&format!(", {} row(s) lack peer capabilities", rows.len() - usable.len()));
+        reason.push_str(&format!(
+            ", {} row(s) lack peer capabilities",
+            rows.len() - usable.len()
+        ));
     }
     if r.adaptation == current.0 && &r.cc_params == current.1 {
         Decision::Keep { row: best, reason }
@@ -107,13 +110,19 @@ mod tests {
         let rows = kb::parse(kb::BUILTIN).unwrap();
         let none = Params::new();
         let d = decide(&rows, PipeType::LfnLargeQueue, &[], &[], ("newreno", &none));
-        assert!(matches!(&d, Decision::Switch { row: 0, reason } if reason == "pipe lfn_large_queue (rule 4): kb row 1 sync_tcp"), "{d:?}");
+        assert!(
+            matches!(&d, Decision::Switch { row: 0, reason } if reason == "pipe lfn_large_queue (rule 4): kb row 1 sync_tcp"),
+            "{d:?}"
+        );
         // lossy: two rows; expectations decide, ties to the first
         let d = decide(&rows, PipeType::Lossy, &[], &[], ("newreno", &none));
         assert!(matches!(d, Decision::Switch { row, .. } if rows[row].adaptation == "westwood_crb"));
         // mobile needs TCP-HO at the peer: without it the default row
         let d = decide(&rows, PipeType::Mobile, &[], &[], ("newreno", &none));
-        assert!(matches!(&d, Decision::NoAdaptation { reason } if reason.contains("tcp_ho needs tcp_ho")), "{d:?}");
+        assert!(
+            matches!(&d, Decision::NoAdaptation { reason } if reason.contains("tcp_ho needs tcp_ho")),
+            "{d:?}"
+        );
         let d = decide(&rows, PipeType::Mobile, &["tcp_ho"], &[], ("newreno", &none));
         assert!(matches!(d, Decision::Switch { row, .. } if rows[row].adaptation == "tcp_ho"));
         // the default type keeps NewReno running
@@ -122,9 +131,24 @@ mod tests {
         // high speed: cubic first, but an application that wants rtt_fairness... and one
         // that wants friendliness gets the row whose shortcomings do not list it
         let want = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        let d = decide(&rows, PipeType::HighSpeed, &[], &want(&["scalability"]), ("newreno", &none));
+        let d = decide(
+            &rows,
+            PipeType::HighSpeed,
+            &[],
+            &want(&["scalability"]),
+            ("newreno", &none),
+        );
         assert!(matches!(d, Decision::Switch { row, .. } if rows[row].adaptation == "cubic"));
-        let d = decide(&rows, PipeType::HighSpeed, &[], &want(&["low_delay"]), ("newreno", &none));
-        assert!(matches!(&d, Decision::Switch { row, reason } if rows[*row].adaptation == "highspeed" && reason.ends_with("score 0")), "{d:?}");
+        let d = decide(
+            &rows,
+            PipeType::HighSpeed,
+            &[],
+            &want(&["low_delay"]),
+            ("newreno", &none),
+        );
+        assert!(
+            matches!(&d, Decision::Switch { row, reason } if rows[*row].adaptation == "highspeed" && reason.ends_with("score 0")),
+            "{d:?}"
+        );
     }
 }

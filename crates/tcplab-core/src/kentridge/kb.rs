@@ -13,7 +13,14 @@ pub const BUILTIN: &str = include_str!("../../data/kentridge-kb.csv");
 pub const CAPABILITIES: &[&str] = &["sack", "timestamps", "ecn", "tcp_ho"];
 
 /// The columns, in order.
-pub const COLUMNS: &[&str] = &["adaptation", "pipe_types", "capabilities", "advantages", "shortcomings", "cc_params"];
+pub const COLUMNS: &[&str] = &[
+    "adaptation",
+    "pipe_types",
+    "capabilities",
+    "advantages",
+    "shortcomings",
+    "cc_params",
+];
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct KbRow {
@@ -89,7 +96,11 @@ fn fields(line: &str) -> Result<Vec<String>, String> {
 }
 
 fn list(s: &str) -> Vec<String> {
-    s.split(';').map(str::trim).filter(|x| !x.is_empty()).map(String::from).collect()
+    s.split(';')
+        .map(str::trim)
+        .filter(|x| !x.is_empty())
+        .map(String::from)
+        .collect()
 }
 
 fn params(s: &str) -> Result<cc::Params, String> {
@@ -190,11 +201,20 @@ mod tests {
     #[test]
     fn bad_rows_name_the_line_field_value_and_what_is_allowed() {
         let e = parse(&format!("{HEAD}vegas2,lossy,,,,\n")).unwrap_err();
-        assert!(e.starts_with("line 2: adaptation \"vegas2\": unknown congestion-control algorithm"), "{e}");
+        assert!(
+            e.starts_with("line 2: adaptation \"vegas2\": unknown congestion-control algorithm"),
+            "{e}"
+        );
         let e = parse(&format!("{HEAD}reno,wifi,,,,\n")).unwrap_err();
-        assert!(e.starts_with("line 2: pipe_types: \"wifi\" is not a pipe type; allowed: default, reorder"), "{e}");
+        assert!(
+            e.starts_with("line 2: pipe_types: \"wifi\" is not a pipe type; allowed: default, reorder"),
+            "{e}"
+        );
         let e = parse(&format!("{HEAD}reno,lossy,dsack,,,\n")).unwrap_err();
-        assert_eq!(e, "line 2: capabilities: \"dsack\" is not a capability; allowed: sack, timestamps, ecn, tcp_ho");
+        assert_eq!(
+            e,
+            "line 2: capabilities: \"dsack\" is not a capability; allowed: sack, timestamps, ecn, tcp_ho"
+        );
         let e = parse(&format!("{HEAD}reno,lossy,,,,beta=0.5\n")).unwrap_err();
         assert!(e.contains("reno has no parameter \"beta\""), "{e}");
         let e = parse(&format!("{HEAD}cubic,lossy,,,,beta=x\n")).unwrap_err();
@@ -208,7 +228,10 @@ mod tests {
 
     #[test]
     fn quoted_fields_and_parameters() {
-        let rows = parse(&format!("{HEAD}\"cubic\",\"lfn; high_speed\",sack,\"a, b\",,beta=0.7;c=0.4\n")).unwrap();
+        let rows = parse(&format!(
+            "{HEAD}\"cubic\",\"lfn; high_speed\",sack,\"a, b\",,beta=0.7;c=0.4\n"
+        ))
+        .unwrap();
         assert_eq!(rows[0].pipe_types, vec!["lfn", "high_speed"]);
         assert_eq!(rows[0].advantages, vec!["a, b"]);
         assert_eq!(rows[0].cc_params.get("beta"), Some(&0.7));

@@ -285,7 +285,9 @@ impl Npc {
         let long_rtt = self.long_rtt.above(r.brtt, th.long_rtt, th.long_rtt * lo);
         let large_cwnd = self.large_cwnd.above(r.cwnd, th.large_cwnd, th.large_cwnd * lo);
         let small_cwnd = self.small_cwnd.below(r.cwnd, th.small_cwnd, th.small_cwnd * hi);
-        let large_queue = self.large_queue.above(r.queue_delay, th.large_queue, th.large_queue * lo);
+        let large_queue = self
+            .large_queue
+            .above(r.queue_delay, th.large_queue, th.large_queue * lo);
         let large_jitter = self.large_jitter.above(r.jitter, th.large_jitter, th.large_jitter * lo);
         let reorder = self.reorder.count(r.spurious, th.frequent, th.frequent_off);
         let frequent_timeout = self.timeouts.count(r.timeouts, th.frequent, th.frequent_off);
@@ -377,15 +379,76 @@ mod tests {
     fn each_rule_fires_from_its_statistics() {
         let cases: Vec<(Reading, PipeType)> = vec![
             (Reading { spurious: 3, ..quiet() }, PipeType::Reorder),
-            (Reading { brtt: 0.2, cwnd: 500.0, queue_delay: 0.05, ..quiet() }, PipeType::LfnLargeQueue),
-            (Reading { brtt: 0.2, cwnd: 500.0, queue_delay: 0.002, ..quiet() }, PipeType::LfnSmallQueue),
-            (Reading { brtt: 0.01, cwnd: 500.0, ..quiet() }, PipeType::HighSpeed),
-            (Reading { brtt: 0.3, cwnd: 5.0, ..quiet() }, PipeType::LongThin),
-            (Reading { jitter: 0.8, timeouts: 3, ..quiet() }, PipeType::ReliableWireless),
-            (Reading { corruptions: 4, ..quiet() }, PipeType::Lossy),
-            (Reading { repeated_timeouts: 3, ..quiet() }, PipeType::Mobile),
-            (Reading { notifications: 1, ..quiet() }, PipeType::Mobile),
-            (Reading { data_per_ack: 6.0, ..quiet() }, PipeType::Asymmetry),
+            (
+                Reading {
+                    brtt: 0.2,
+                    cwnd: 500.0,
+                    queue_delay: 0.05,
+                    ..quiet()
+                },
+                PipeType::LfnLargeQueue,
+            ),
+            (
+                Reading {
+                    brtt: 0.2,
+                    cwnd: 500.0,
+                    queue_delay: 0.002,
+                    ..quiet()
+                },
+                PipeType::LfnSmallQueue,
+            ),
+            (
+                Reading {
+                    brtt: 0.01,
+                    cwnd: 500.0,
+                    ..quiet()
+                },
+                PipeType::HighSpeed,
+            ),
+            (
+                Reading {
+                    brtt: 0.3,
+                    cwnd: 5.0,
+                    ..quiet()
+                },
+                PipeType::LongThin,
+            ),
+            (
+                Reading {
+                    jitter: 0.8,
+                    timeouts: 3,
+                    ..quiet()
+                },
+                PipeType::ReliableWireless,
+            ),
+            (
+                Reading {
+                    corruptions: 4,
+                    ..quiet()
+                },
+                PipeType::Lossy,
+            ),
+            (
+                Reading {
+                    repeated_timeouts: 3,
+                    ..quiet()
+                },
+                PipeType::Mobile,
+            ),
+            (
+                Reading {
+                    notifications: 1,
+                    ..quiet()
+                },
+                PipeType::Mobile,
+            ),
+            (
+                Reading {
+                    data_per_ack: 6.0,
+                    ..quiet()
+                },
+                PipeType::Asymmetry,
+            ),
         ];
         for (r, want) in cases {
             assert_eq!(npc().classify(&r), want, "{r:?}");
@@ -395,9 +458,17 @@ mod tests {
         for r in [
             Reading { jitter: 0.8, ..quiet() },
             Reading { timeouts: 5, ..quiet() },
-            Reading { brtt: 0.2, cwnd: 50.0, ..quiet() },
+            Reading {
+                brtt: 0.2,
+                cwnd: 50.0,
+                ..quiet()
+            },
             Reading { spurious: 2, ..quiet() },
-            Reading { data_per_ack: 6.0, sent: 5, ..quiet() },
+            Reading {
+                data_per_ack: 6.0,
+                sent: 5,
+                ..quiet()
+            },
         ] {
             assert_eq!(npc().classify(&r), PipeType::Default, "{r:?}");
         }
@@ -406,7 +477,12 @@ mod tests {
     #[test]
     fn a_value_oscillating_between_the_watermarks_does_not_flap() {
         let mut n = npc();
-        let lfn = |qd| Reading { brtt: 0.2, cwnd: 500.0, queue_delay: qd, ..quiet() };
+        let lfn = |qd| Reading {
+            brtt: 0.2,
+            cwnd: 500.0,
+            queue_delay: qd,
+            ..quiet()
+        };
         assert_eq!(n.classify(&lfn(0.002)), PipeType::LfnSmallQueue);
         // 12 ms is the high watermark, 9.6 ms the low one
         assert_eq!(n.classify(&lfn(0.013)), PipeType::LfnLargeQueue);
@@ -420,7 +496,13 @@ mod tests {
             assert_eq!(n.classify(&lfn(qd)), PipeType::LfnSmallQueue, "step {k}");
         }
         // without hysteresis the same sequence flaps
-        let mut n = Npc::new(Thresholds { hysteresis: 0.0, ..Thresholds::default() }, DEFAULT_PRECEDENCE.to_vec());
+        let mut n = Npc::new(
+            Thresholds {
+                hysteresis: 0.0,
+                ..Thresholds::default()
+            },
+            DEFAULT_PRECEDENCE.to_vec(),
+        );
         let mut changes = 0;
         let mut last = n.classify(&lfn(0.013));
         for k in 0..20 {
@@ -431,7 +513,10 @@ mod tests {
         assert_eq!(changes, 20);
         // counts: on at 3, off only at 1 or fewer
         let mut n = npc();
-        let lossy = |c| Reading { corruptions: c, ..quiet() };
+        let lossy = |c| Reading {
+            corruptions: c,
+            ..quiet()
+        };
         assert_eq!(n.classify(&lossy(3)), PipeType::Lossy);
         assert_eq!(n.classify(&lossy(2)), PipeType::Lossy);
         assert_eq!(n.classify(&lossy(1)), PipeType::Default);
@@ -453,18 +538,39 @@ mod tests {
         let m = n.matches(&all);
         assert!(m.contains(&PipeType::Reorder) && m.contains(&PipeType::Lossy) && m.contains(&PipeType::Mobile));
         assert_eq!(npc().classify(&all), PipeType::Mobile);
-        assert_eq!(npc().classify(&Reading { repeated_timeouts: 0, ..all }), PipeType::Reorder);
         assert_eq!(
-            npc().classify(&Reading { repeated_timeouts: 0, spurious: 0, ..all }),
+            npc().classify(&Reading {
+                repeated_timeouts: 0,
+                ..all
+            }),
+            PipeType::Reorder
+        );
+        assert_eq!(
+            npc().classify(&Reading {
+                repeated_timeouts: 0,
+                spurious: 0,
+                ..all
+            }),
             PipeType::Lossy
         );
         assert_eq!(
-            npc().classify(&Reading { repeated_timeouts: 0, spurious: 0, corruptions: 0, ..all }),
+            npc().classify(&Reading {
+                repeated_timeouts: 0,
+                spurious: 0,
+                corruptions: 0,
+                ..all
+            }),
             PipeType::LfnLargeQueue
         );
         // a user's order: LFN before the loss rules; "lfn" stands for both LFN kinds
         let mut n = Npc::new(Thresholds::default(), vec![PipeType::Lfn, PipeType::Lossy]);
-        assert_eq!(n.classify(&Reading { repeated_timeouts: 0, ..all }), PipeType::LfnLargeQueue);
+        assert_eq!(
+            n.classify(&Reading {
+                repeated_timeouts: 0,
+                ..all
+            }),
+            PipeType::LfnLargeQueue
+        );
         // a type left out of the order is never chosen
         let mut n = Npc::new(Thresholds::default(), vec![PipeType::Lossy]);
         assert_eq!(n.classify(&Reading { corruptions: 0, ..all }), PipeType::Default);

@@ -392,7 +392,7 @@ mod tests {
     #[test]
     fn loss_with_a_queue_is_congestion_and_repeated_timeouts_are_counted_apart() {
         let mut s = Stats::new(0.003);
-        let mut st = st_at(1.0);
+        let st = st_at(1.0);
         s.on_new_ack(1, Some(0.1), None, &st);
         s.on_new_ack(1, Some(0.15), None, &st);
         assert_eq!(s.brtt, 0.1);

@@ -154,7 +154,10 @@ impl LinkDir {
 
     /// Packets the reordering model held back.
     pub fn reordered(&self) -> u64 {
-        self.aqm.as_deref().and_then(|a| a.reorder.as_ref()).map_or(0, |r| r.held)
+        self.aqm
+            .as_deref()
+            .and_then(|a| a.reorder.as_ref())
+            .map_or(0, |r| r.held)
     }
 
     /// The most packets the queue holds (the DropTail limit or the discipline's).

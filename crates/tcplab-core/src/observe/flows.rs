@@ -287,7 +287,11 @@ pub fn events_table(
     if detail {
         columns.push(("detail", Col::S));
     }
-    let rows = rows + flows.iter().map(|(_, f)| f.kr.as_ref().map_or(0, |k| k.events.len())).sum::<usize>();
+    let rows = rows
+        + flows
+            .iter()
+            .map(|(_, f)| f.kr.as_ref().map_or(0, |k| k.events.len()))
+            .sum::<usize>();
     let mut t = TableBuilder::with_capacity(&columns, rows);
     let link_col = |t: &mut TableBuilder, v: u64| {
         if changes.is_some() {
@@ -300,7 +304,13 @@ pub fn events_table(
         }
     };
     for i in ids {
-        let mut kr = flows[i].kr.as_mut().map(|k| std::mem::take(&mut k.events)).unwrap_or_default().into_iter().peekable();
+        let mut kr = flows[i]
+            .kr
+            .as_mut()
+            .map(|k| std::mem::take(&mut k.events))
+            .unwrap_or_default()
+            .into_iter()
+            .peekable();
         for e in std::mem::take(&mut flows[i].sender.events) {
             // KentRidge's rows in time order among the sender's (first at equal times)
             while let Some(k) = kr.next_if(|k| k.time <= e.time) {

@@ -3,8 +3,8 @@
 //! per instance: src to dst, then dst to src).
 use super::components::Components;
 use super::handoff::{handoff_spec, HandoffEvent, HandoffSpec};
-use super::kentridge::kentridge_spec;
 use super::instances::{endpoints, entry_count, instance_name, substitute};
+use super::kentridge::kentridge_spec;
 use super::limits::{boolean, err, int_in, name, time_nonneg, MAX_FLOWS, MAX_FLOW_SIZE};
 use super::tcp_options::tcp_ho_handshake;
 use super::tcp_options::{congestion_control, switch_schedule, tcp_options, RawSwitch, SwitchSpec, TcpSpec};

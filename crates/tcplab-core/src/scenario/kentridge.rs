@@ -6,7 +6,14 @@ use super::SpecError;
 use crate::kentridge::{kb, npc, KbRow, KentRidgeSpec, PipeType, Thresholds};
 use serde_json::{Map, Value};
 
-const FIELDS: &[&str] = &["interval", "kb", "thresholds", "precedence", "expectations", "kb_source"];
+const FIELDS: &[&str] = &[
+    "interval",
+    "kb",
+    "thresholds",
+    "precedence",
+    "expectations",
+    "kb_source",
+];
 const THRESHOLDS: &[&str] = &[
     "long_rtt",
     "large_cwnd",
@@ -71,12 +78,7 @@ fn thresholds(p: &str, v: Option<&Value>) -> Result<Thresholds, SpecError> {
                 }
                 th.hysteresis = h;
             }
-            _ => {
-                return err(
-                    &q,
-                    format!("unknown threshold; allowed: {}", THRESHOLDS.join(", ")),
-                )
-            }
+            _ => return err(&q, format!("unknown threshold; allowed: {}", THRESHOLDS.join(", "))),
         }
     }
     if th.frequent_off >= th.frequent {
@@ -103,11 +105,14 @@ fn thresholds(p: &str, v: Option<&Value>) -> Result<Thresholds, SpecError> {
 /// The knowledge base: absent or "builtin", a path to a CSV file, or a list of row tables.
 fn knowledge_base(p: &str, v: Option<&Value>) -> Result<(String, Vec<KbRow>), SpecError> {
     match v {
-        None => Ok(("builtin".into(), kb::parse(kb::BUILTIN).map_err(|e| SpecError(format!("{p}: builtin: {e}")))?)),
+        None => Ok((
+            "builtin".into(),
+            kb::parse(kb::BUILTIN).map_err(|e| SpecError(format!("{p}: builtin: {e}")))?,
+        )),
         Some(Value::String(s)) if s == "builtin" => knowledge_base(p, None),
         Some(Value::String(path)) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| SpecError(format!("{p}: cannot read {path:?}: {e}")))?;
+            let text =
+                std::fs::read_to_string(path).map_err(|e| SpecError(format!("{p}: cannot read {path:?}: {e}")))?;
             let rows = kb::parse(&text).map_err(|e| SpecError(format!("{p}: {path}: {e}")))?;
             Ok((path.clone(), rows))
         }
@@ -121,7 +126,10 @@ fn knowledge_base(p: &str, v: Option<&Value>) -> Result<(String, Vec<KbRow>), Sp
                 rows.push(row);
             }
             if rows.is_empty() {
-                return err(p, "an empty knowledge base; give rows, a CSV file's path or \"builtin\"");
+                return err(
+                    p,
+                    "an empty knowledge base; give rows, a CSV file's path or \"builtin\"",
+                );
             }
             Ok(("inline".into(), rows))
         }
@@ -139,7 +147,10 @@ pub(super) fn kentridge_spec(p: &str, v: Option<&Map<String, Value>>) -> Result<
     };
     for k in m.keys() {
         if !FIELDS.contains(&k.as_str()) {
-            return err(&format!("{p}.{k}"), format!("unknown field; allowed: {}", FIELDS.join(", ")));
+            return err(
+                &format!("{p}.{k}"),
+                format!("unknown field; allowed: {}", FIELDS.join(", ")),
+            );
         }
     }
     let interval = match m.get("interval") {
@@ -154,7 +165,9 @@ pub(super) fn kentridge_spec(p: &str, v: Option<&Map<String, Value>>) -> Result<
             for (k, n) in names.iter().enumerate() {
                 let q = format!("{p}.precedence[{k}]");
                 match PipeType::parse(n) {
-                    Ok(PipeType::Default) => return err(&q, "\"default\" is what remains when no rule holds; leave it out"),
+                    Ok(PipeType::Default) => {
+                        return err(&q, "\"default\" is what remains when no rule holds; leave it out")
+                    }
                     Ok(_) => {}
                     Err(e) => return err(&q, e),
                 }

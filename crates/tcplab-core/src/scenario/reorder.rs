@@ -26,14 +26,27 @@ pub(super) fn reorder_field(p: &str, v: &Value) -> Result<ReorderSpec, SpecError
     }
     let prob = match m.get("prob") {
         Some(v) => num(&format!("{p}.prob"), v)?,
-        None => return err(&format!("{p}.prob"), "missing; the probability that a packet is held back, in (0, 1)"),
+        None => {
+            return err(
+                &format!("{p}.prob"),
+                "missing; the probability that a packet is held back, in (0, 1)",
+            )
+        }
     };
     if !(prob > 0.0 && prob < 1.0) {
-        return err(&format!("{p}.prob"), format!("{prob} is not allowed; must be in (0, 1)"));
+        return err(
+            &format!("{p}.prob"),
+            format!("{prob} is not allowed; must be in (0, 1)"),
+        );
     }
     let delay = match m.get("delay") {
         Some(v) => time_pos(&format!("{p}.delay"), v)?,
-        None => return err(&format!("{p}.delay"), "missing; how long a held-back packet is delayed (> 0 s)"),
+        None => {
+            return err(
+                &format!("{p}.delay"),
+                "missing; how long a held-back packet is delayed (> 0 s)",
+            )
+        }
     };
     Ok(ReorderSpec { prob, delay })
 }

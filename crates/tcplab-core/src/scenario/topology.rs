@@ -238,7 +238,10 @@ pub(super) fn normalise_link(i: usize, l: &RawLink, index: &HashMap<String, usiz
             if matches!(d, Discipline::Codel(_) | Discipline::FqCodel(_)) {
                 return err(
                     &format!("{p}.reorder"),
-                    format!("not with a {} queue (direction {dir}); reordering is for droptail and red queues", d.name()),
+                    format!(
+                        "not with a {} queue (direction {dir}); reordering is for droptail and red queues",
+                        d.name()
+                    ),
                 );
             }
         }

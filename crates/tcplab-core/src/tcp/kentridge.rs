@@ -10,8 +10,11 @@ impl Transport {
     /// Classify flow `f`'s pipe now; on a change, let the agent act.
     pub(super) fn classify(&mut self, now: Time, f: u32, env: &mut Env) {
         let fl = &mut self.flows[f as usize];
-        let (Some(kr), Some(stats), Some(spec)) = (fl.kr.as_deref_mut(), fl.sender.kr.as_deref_mut(), fl.spec.kentridge.as_ref())
-        else {
+        let (Some(kr), Some(stats), Some(spec)) = (
+            fl.kr.as_deref_mut(),
+            fl.sender.kr.as_deref_mut(),
+            fl.spec.kentridge.as_ref(),
+        ) else {
             return;
         };
         let sent = fl.sender.stats.segments_sent;
@@ -44,7 +47,10 @@ impl Transport {
         let algo = row.map(|r| {
             let r = &spec.kb[r];
             kr.running_params = r.cc_params.clone();
-            (r.adaptation.clone(), cc::create(&r.adaptation, &r.cc_params).expect("validated knowledge base"))
+            (
+                r.adaptation.clone(),
+                cc::create(&r.adaptation, &r.cc_params).expect("validated knowledge base"),
+            )
         });
         let detail = match &algo {
             Some((to, _)) => format!("{from} -> {to}: {reason}"),

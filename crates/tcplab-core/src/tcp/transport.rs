@@ -133,7 +133,8 @@ impl Transport {
                 self.classify(now, f, env);
                 let fl = &self.flows[f as usize];
                 if let (Some(k), true) = (&fl.spec.kentridge, fl.sender.state != super::ConnState::Closed) {
-                    env.q.at(crate::kentridge::npc::next_due(now, k.interval), TcpEv::Classify(f));
+                    env.q
+                        .at(crate::kentridge::npc::next_due(now, k.interval), TcpEv::Classify(f));
                 }
             }
             TcpEv::Inject(p) => {
@@ -160,7 +161,8 @@ impl Transport {
         self.scratch = out;
         self.arm_cc_timer(now, f, env.q);
         if let Some(k) = &self.flows[f as usize].spec.kentridge {
-            env.q.at(crate::kentridge::npc::next_due(now, k.interval), TcpEv::Classify(f));
+            env.q
+                .at(crate::kentridge::npc::next_due(now, k.interval), TcpEv::Classify(f));
         }
     }
 
