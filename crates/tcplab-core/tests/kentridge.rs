@@ -280,6 +280,13 @@ fn a_reordering_link_delivers_every_packet_once() {
     assert!(delivered > 5_000.0, "{delivered}");
     // spurious fast retransmissions arrive twice: the receiver counts the copies
     assert!(duplicates > 0.0);
+    // the links table counts what each direction held back: about 5 % of what it carried
+    // on the reordering direction, none elsewhere
+    let (held, departures) = (out.links.f64s("reordered"), out.links.f64s("departures"));
+    assert_eq!(held.len(), 4);
+    let share = held[2] / departures[2];
+    assert!((share - 0.05).abs() < 0.01, "{held:?} {departures:?}");
+    assert_eq!((held[0], held[1], held[3]), (0.0, 0.0, 0.0));
 }
 
 #[test]
