@@ -355,3 +355,35 @@ fn a_handoff_notification_is_classified_at_once() {
         }
     }
 }
+
+#[test]
+fn a_thin_ack_path_is_an_asymmetry_network() {
+    // 10 Mb/s forward; the reverse direction slowed to 64 kb/s from the start with a
+    // 5-packet queue: most ACKs are dropped, each that arrives covers several segments.
+    let spec = json!({
+        "sim": {"duration": 10.0, "sample_interval": "1s"},
+        "nodes": [{"name": "a"}, {"name": "r", "kind": "router"}, {"name": "b"}],
+        "links": [
+            {"a": "a", "b": "r", "rate": "100Mbps", "delay": "1ms", "queue": 1000},
+            {"a": "r", "b": "b", "rate": "10Mbps", "delay": "20ms", "queue": 100, "queue_ba": 5}
+        ],
+        "link_changes": [{"link": "r-b", "direction": "ba", "at": 0, "rate": "64kbps"}],
+        "flows": [{"src": "a", "dst": "b", "cc": "newreno", "tcp": {"timestamps": true},
+                   "kentridge": {"interval": "1s"}}]
+    })
+    .to_string();
+    let out = api::run(&spec, 1).unwrap();
+    let rows = kr_rows(&out);
+    assert!(
+        rows.iter()
+            .any(|r| r.1 == "pipe_type" && r.2 == 11.0 && r.3.starts_with("asymmetry (rule 11; was ")),
+        "{rows:?}"
+    );
+    // the ratio is read over the window, not per period: no flapping
+    assert_eq!(rows.iter().filter(|r| r.1 == "pipe_type").count(), 1, "{rows:?}");
+    // the same path with the reverse direction at 10 Mb/s is not
+    let sym = spec.replace("\"rate\":\"64kbps\"", "\"rate\":\"10Mbps\"");
+    assert_ne!(sym, spec);
+    let rows = kr_rows(&api::run(&sym, 1).unwrap());
+    assert!(!rows.iter().any(|r| r.2 == 11.0), "{rows:?}");
+}

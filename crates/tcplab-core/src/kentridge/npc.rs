@@ -208,7 +208,7 @@ pub struct Reading {
     pub corruptions: usize,
     pub notifications: usize,
     pub data_per_ack: f64,
-    /// Data segments sent in the period (the ratio means nothing over a handful).
+    /// Data segments the ratio counts, over `window` (it means nothing over a handful).
     pub sent: u64,
 }
 
@@ -216,6 +216,7 @@ impl Reading {
     /// Read the statistics at `now` (prunes their event windows).
     pub fn take(stats: &mut Stats, st: &CcState, sent: u64, th: &Thresholds) -> Reading {
         let from = st.now.saturating_sub(secs(th.window));
+        let (data_per_ack, data) = stats.window_ratio(sent, from);
         Reading {
             brtt: if stats.brtt.is_finite() {
                 stats.brtt
@@ -232,8 +233,8 @@ impl Reading {
             repeated_timeouts: stats.repeated_timeouts.count_since(from),
             corruptions: stats.corruptions.count_since(from),
             notifications: stats.notifications.count_since(from),
-            data_per_ack: stats.data_ack_ratio(sent),
-            sent: sent - stats.sent_mark,
+            data_per_ack,
+            sent: data,
         }
     }
 }

@@ -69,6 +69,9 @@ pub struct Stats {
     pub acks_mark: u64,
     /// Data segments sent at the last classification (the sender counts them).
     pub sent_mark: u64,
+    /// Per past period: its end, data segments sent and ACKs received in it (for the
+    /// data/ACK ratio over the classifier's window).
+    periods: VecDeque<(Time, u64, u64)>,
     /// Loss events by kind.
     pub fast_retransmits: Recent,
     pub timeouts: Recent,
@@ -288,8 +291,24 @@ impl Stats {
         }
     }
 
+    /// Data segments sent per ACK received over the periods that ended at or after `from`
+    /// and the current one, with the data segments it counts (0 without ACKs).
+    pub fn window_ratio(&mut self, sent: u64, from: Time) -> (f64, u64) {
+        while self.periods.front().is_some_and(|&(t, _, _)| t < from) {
+            self.periods.pop_front();
+        }
+        let (mut data, mut acks) = (sent - self.sent_mark, self.acks - self.acks_mark);
+        for &(_, d, a) in &self.periods {
+            data += d;
+            acks += a;
+        }
+        (if acks == 0 { 0.0 } else { data as f64 / acks as f64 }, data)
+    }
+
     /// The classifier took its reading: the per-period maxima and counters restart.
     pub fn new_period(&mut self, sent: u64, st: &CcState) {
+        self.periods
+            .push_back((st.now, sent - self.sent_mark, self.acks - self.acks_mark));
         self.period_max_qd = 0.0;
         self.period_max_cwnd = st.cwnd;
         self.acks_mark = self.acks;
@@ -421,5 +440,20 @@ mod tests {
         assert_eq!(s.data_ack_ratio(60), 0.0);
         s.on_dup_ack();
         assert_eq!(s.data_ack_ratio(60), 10.0);
+        // over a window: the periods that ended within it and the current one
+        let mut s = Stats::new(0.003);
+        let mut st = st_at(1.0);
+        for _ in 0..10 {
+            s.on_dup_ack();
+        }
+        s.new_period(20, &st); // period to 1 s: 20 data, 10 ACKs
+        st.now = secs(2.0);
+        for _ in 0..10 {
+            s.on_dup_ack();
+        }
+        s.new_period(100, &st); // period to 2 s: 80 data, 10 ACKs
+        s.on_dup_ack();
+        assert_eq!(s.window_ratio(110, secs(0.5)), (110.0 / 21.0, 110));
+        assert_eq!(s.window_ratio(110, secs(1.5)), (90.0 / 11.0, 90));
     }
 }
