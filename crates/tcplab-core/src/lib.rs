@@ -11,6 +11,7 @@
 pub mod api;
 pub mod cc;
 pub mod engine;
+pub mod kentridge;
 pub mod net;
 pub mod observe;
 pub mod scenario;

@@ -90,12 +90,13 @@ impl World {
         Ok(())
     }
 
-    /// The network-pipe type of connection `f` as KentRidge's classifier sees it now.
-    ///
-    /// HOOK (KentRidge classifier): no classifier is attached in this build, so every
-    /// connection is [`UNCLASSIFIED`]; the classifier's per-connection label goes here.
-    pub fn pipe_type(&self, _f: u32) -> &str {
-        UNCLASSIFIED
+    /// The network-pipe type of connection `f` as KentRidge's classifier sees it now;
+    /// [`UNCLASSIFIED`] for a connection without KentRidge.
+    pub fn pipe_type(&self, f: u32) -> &str {
+        match &self.c.tcp.flows[f as usize].kr {
+            Some(kr) => kr.npc.current.name(),
+            None => UNCLASSIFIED,
+        }
     }
 
     /// The flow ids of the live TCP connections, in id order (UDP flows and the retired

@@ -138,6 +138,28 @@ impl LinkDir {
         self.aqm.as_deref()
     }
 
+    /// Hold packets back now and then (a managed direction only).
+    pub fn set_reorder(&mut self, r: super::reorder::Reorder) {
+        if let Some(a) = self.aqm.as_deref_mut() {
+            a.reorder = Some(r);
+        }
+    }
+
+    /// The arrival time of a packet admitted for `at` if the reordering model holds it
+    /// back (`None`: it arrives in order).
+    #[inline]
+    pub fn held_back(&mut self, at: Time) -> Option<Time> {
+        self.aqm.as_deref_mut()?.reorder.as_mut()?.arrival(at)
+    }
+
+    /// Packets the reordering model held back.
+    pub fn reordered(&self) -> u64 {
+        self.aqm
+            .as_deref()
+            .and_then(|a| a.reorder.as_ref())
+            .map_or(0, |r| r.held)
+    }
+
     /// The most packets the queue holds (the DropTail limit or the discipline's).
     pub fn queue_limit(&self) -> u32 {
         match (&self.aqm, &self.change) {

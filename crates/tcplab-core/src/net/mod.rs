@@ -8,6 +8,7 @@ mod lan;
 mod link;
 mod network;
 mod pool;
+pub mod reorder;
 mod routing;
 pub mod topology;
 

@@ -375,6 +375,11 @@ impl Network {
                 let l = &mut self.links[hop as usize];
                 match l.admit(now, pkt.size) {
                     Enqueue::Arrives(at) => {
+                        if let Some(late) = l.held_back(at) {
+                            // overtaken by what follows: an event of its own, off the FIFO
+                            q.at(late, NetEv::Arrive(p));
+                            return;
+                        }
                         let key = q.key(at);
                         if l.push_transit(key, p) {
                             q.schedule_key(key, NetEv::LinkArrive(hop, p));

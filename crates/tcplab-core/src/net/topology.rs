@@ -23,9 +23,9 @@ pub fn build(spec: &Spec, seed: u64, node_index: &HashMap<&str, u32>) -> (Networ
         let a = node_index[l.a.as_str()];
         let b = node_index[l.b.as_str()];
         let delay = secs(l.delay);
-        for (from, to, queue, loss, c, dir) in [
-            (a, b, &l.queue_ab, l.loss_ab, l.cost_ab, "ab"),
-            (b, a, &l.queue_ba, l.loss_ba, l.cost_ba, "ba"),
+        for (from, to, queue, loss, c, dir, reorder) in [
+            (a, b, &l.queue_ab, l.loss_ab, l.cost_ab, "ab", l.reorder_ab),
+            (b, a, &l.queue_ba, l.loss_ba, l.cost_ba, "ba", l.reorder_ba),
         ] {
             g.cost.push(c);
             let id = links.len() as u32;
@@ -35,6 +35,15 @@ pub fn build(spec: &Spec, seed: u64, node_index: &HashMap<&str, u32>) -> (Networ
                 // its own stream: adding a discipline changes no other draw
                 let rng = Rng::stream(seed, &format!("link:{}:{}:{dir}:{}", l.a, l.b, d.name()));
                 link.manage(Aqm::new(d, l.rate, rng));
+            }
+            if let Some(r) = reorder {
+                if link.aqm().is_none() {
+                    // the managed path's droptail: the same queue, no draw of its own
+                    let d = crate::scenario::Discipline::Droptail { limit: queue.limit() };
+                    link.manage(Aqm::new(&d, l.rate, Rng::from_seed(0)));
+                }
+                let rng = Rng::stream(seed, &format!("link:{}:{}:{dir}:reorder", l.a, l.b));
+                link.set_reorder(super::reorder::Reorder::new(r.prob, secs(r.delay), rng));
             }
             links.push(link);
             g.adj[from as usize].push((to, id));

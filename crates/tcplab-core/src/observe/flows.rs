@@ -282,19 +282,59 @@ pub fn events_table(
     if changes.is_some() {
         columns.push(("link", Col::U));
     }
+    // TCP KentRidge's rows say why (pipe type, rule, old and new algorithm).
+    let detail = flows.iter().any(|(_, f)| f.kr.is_some());
+    if detail {
+        columns.push(("detail", Col::S));
+    }
+    let rows = rows
+        + flows
+            .iter()
+            .map(|(_, f)| f.kr.as_ref().map_or(0, |k| k.events.len()))
+            .sum::<usize>();
     let mut t = TableBuilder::with_capacity(&columns, rows);
     let link_col = |t: &mut TableBuilder, v: u64| {
         if changes.is_some() {
             t.u("link", v);
         }
     };
+    let detail_col = |t: &mut TableBuilder, v: &str| {
+        if detail {
+            t.s("detail", v);
+        }
+    };
     for i in ids {
+        let mut kr = flows[i]
+            .kr
+            .as_mut()
+            .map(|k| std::mem::take(&mut k.events))
+            .unwrap_or_default()
+            .into_iter()
+            .peekable();
         for e in std::mem::take(&mut flows[i].sender.events) {
+            // KentRidge's rows in time order among the sender's (first at equal times)
+            while let Some(k) = kr.next_if(|k| k.time <= e.time) {
+                t.f("time", to_secs(k.time));
+                t.u("flow", i as u64);
+                t.s("event", k.name);
+                t.f("value", k.value);
+                link_col(&mut t, NO_ID);
+                detail_col(&mut t, &k.detail);
+            }
             t.f("time", to_secs(e.time));
             t.u("flow", i as u64);
             t.s("event", e.name);
             t.f("value", e.value);
             link_col(&mut t, NO_ID);
+            detail_col(&mut t, "");
+        }
+        for k in kr {
+            t.f("time", to_secs(k.time));
+            t.u("flow", i as u64);
+            t.s("event", k.name);
+            t.f("value", k.value);
+            link_col(&mut t, NO_ID);
+            detail_col(&mut t, &k.detail);
         }
         for (at, delay) in cbr.take_trace(i) {
             t.f("time", to_secs(at));
@@ -302,6 +342,7 @@ pub fn events_table(
             t.s("event", "datagram_delay");
             t.f("value", to_secs(delay));
             link_col(&mut t, NO_ID);
+            detail_col(&mut t, "");
         }
     }
     for c in changes.unwrap_or(&[]) {
@@ -310,6 +351,7 @@ pub fn events_table(
         t.s("event", c.name);
         t.f("value", c.value);
         t.u("link", u64::from(c.hop));
+        detail_col(&mut t, "");
     }
     // Per request of a packmime generator with `log_requests` (`flow` is the connection's
     // number): at the request's start its size and its response's size, and at the
@@ -320,17 +362,20 @@ pub fn events_table(
         t.s("event", "web_request_bytes");
         t.f("value", r.request as f64);
         link_col(&mut t, NO_ID);
+        detail_col(&mut t, "");
         t.f("time", to_secs(r.sent));
         t.u("flow", r.connection);
         t.s("event", "web_response_bytes");
         t.f("value", r.response as f64);
         link_col(&mut t, NO_ID);
+        detail_col(&mut t, "");
         if let Some(done) = r.done {
             t.f("time", to_secs(done));
             t.u("flow", r.connection);
             t.s("event", "web_response_time");
             t.f("value", to_secs(done - r.sent));
             link_col(&mut t, NO_ID);
+            detail_col(&mut t, "");
         }
     }
     t.build()

@@ -40,17 +40,30 @@ const AQM_COLUMNS: &[(&str, Col)] = &[
 /// down.
 const CHANGE_COLUMNS: &[(&str, Col)] = &[("drops_down", Col::U)];
 
+/// With a reordering model on some link direction: packets it held back.
+const REORDER_COLUMNS: &[(&str, Col)] = &[("reordered", Col::U)];
+
+fn reordering(spec: &Spec) -> bool {
+    spec.links
+        .iter()
+        .any(|l| l.reorder_ab.is_some() || l.reorder_ba.is_some())
+}
+
 /// Counters of every link direction at the end of the run (`end`).
 pub fn links_table(net: &Network, spec: &Spec, end: Time) -> Table {
     let dur = spec.sim.duration;
     let managed = net.links.iter().any(|l| l.aqm().is_some());
     let changing = !spec.link_changes.is_empty();
+    let reorder = reordering(spec);
     let mut columns = LINK_COLUMNS.to_vec();
     if managed {
         columns.extend_from_slice(AQM_COLUMNS);
     }
     if changing {
         columns.extend_from_slice(CHANGE_COLUMNS);
+    }
+    if reorder {
+        columns.extend_from_slice(REORDER_COLUMNS);
     }
     let mut t = TableBuilder::with_capacity(&columns, net.links.len());
     for (i, l) in net.links.iter().enumerate() {
@@ -83,6 +96,9 @@ pub fn links_table(net: &Network, spec: &Spec, end: Time) -> Table {
         if changing {
             t.u("drops_down", l.changing().map_or(0, |c| c.drops_down));
         }
+        if reorder {
+            t.u("reordered", l.reordered());
+        }
     }
     t.build()
 }
@@ -95,6 +111,7 @@ pub fn links_table(net: &Network, spec: &Spec, end: Time) -> Table {
 pub fn links_table_consuming(links: Vec<LinkDir>, mut spec: Spec, end: Time) -> Table {
     let dur = spec.sim.duration;
     let changing = !spec.link_changes.is_empty();
+    let reorder = reordering(&spec);
     let rate_delay: Vec<(f64, f64)> = spec.links.iter().map(|l| (l.rate, l.delay)).collect();
     let nodes = std::mem::take(&mut spec.nodes);
     drop(spec);
@@ -107,6 +124,7 @@ pub fn links_table_consuming(links: Vec<LinkDir>, mut spec: Spec, end: Time) -> 
     let (mut qtype, mut marks, mut drops_aqm) = (Vec::new(), Vec::new(), Vec::new());
     let (mut qd_mean, mut qd_std, mut qd_p95, mut qd_max) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut drops_down = Vec::new();
+    let mut reordered = Vec::new();
     let mut ends = Vec::with_capacity(n);
     let (mut rate, mut delay, mut loss) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
     let (mut busy, mut util) = (Vec::with_capacity(n), Vec::with_capacity(n));
@@ -145,6 +163,9 @@ pub fn links_table_consuming(links: Vec<LinkDir>, mut spec: Spec, end: Time) -> 
         if changing {
             drops_down.push(l.changing().map_or(0, |c| c.drops_down));
         }
+        if reorder {
+            reordered.push(l.reordered());
+        }
     }
     drop(links);
     let name = |k: u32| node_names[k as usize].clone();
@@ -182,10 +203,14 @@ pub fn links_table_consuming(links: Vec<LinkDir>, mut spec: Spec, end: Time) -> 
     if changing {
         columns.push(("drops_down", Column::U64(drops_down)));
     }
+    if reorder {
+        columns.push(("reordered", Column::U64(reordered)));
+    }
     debug_assert!(columns.iter().map(|(n, _)| *n).eq(LINK_COLUMNS
         .iter()
         .chain(if managed { AQM_COLUMNS } else { &[] })
         .chain(if changing { CHANGE_COLUMNS } else { &[] })
+        .chain(if reorder { REORDER_COLUMNS } else { &[] })
         .map(|(n, _)| *n)));
     Table {
         columns: columns.into_iter().map(|(n, c)| (n.to_string(), c)).collect(),

@@ -85,6 +85,12 @@ impl Series {
             self.delivered.push(f.receiver.delivered());
             self.row_extra.clear();
             f.sender.cc.samples(&mut self.row_extra);
+            if let Some(kr) = f.kr.as_deref() {
+                self.row_extra.push(("pipe_type", kr.npc.current.code()));
+                if let Some(k) = f.sender.kr.as_deref() {
+                    k.samples(st, f.sender.segments_sent(), &mut self.row_extra);
+                }
+            }
             out_of_memory |= !self.push_extra();
         }
         for (i, l) in links.iter_mut().enumerate() {

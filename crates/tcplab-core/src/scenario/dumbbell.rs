@@ -68,6 +68,8 @@ pub(super) fn expand_dumbbell(
         loss_ba: loss,
         cost_ab: 1.0,
         cost_ba: 1.0,
+        reorder_ab: None,
+        reorder_ba: None,
     };
     links.push(link("r1".into(), "r2".into(), b_rate, b_delay, &b_queue, b_loss));
     for (i, delay) in a_delays.iter().enumerate() {

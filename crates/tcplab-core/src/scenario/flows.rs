@@ -4,11 +4,13 @@
 use super::components::Components;
 use super::handoff::{handoff_spec, HandoffEvent, HandoffSpec};
 use super::instances::{endpoints, entry_count, instance_name, substitute};
+use super::kentridge::kentridge_spec;
 use super::limits::{boolean, err, int_in, name, time_nonneg, MAX_FLOWS, MAX_FLOW_SIZE};
 use super::tcp_options::tcp_ho_handshake;
 use super::tcp_options::{congestion_control, switch_schedule, tcp_options, RawSwitch, SwitchSpec, TcpSpec};
 use super::udp::{udp_source, voip_rate, voip_source, RateStep, RawOnOff, RawRateStep, UdpSpec, VoipSpec};
 use super::{SimSpec, SpecError};
+use crate::kentridge::KentRidgeSpec;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
@@ -61,6 +63,8 @@ pub(super) struct RawFlow {
     bandwidth_error: Option<Value>,
     #[serde(default)]
     freeze_offset: Option<Value>,
+    #[serde(default)]
+    kentridge: Option<Map<String, Value>>,
 }
 
 /// A flow of the normalised spec. What differs between the instances of one `[[flows]]`
@@ -107,6 +111,8 @@ pub struct FlowCommon {
     pub delay_trace: bool,
     /// The mobile host's handoffs (`handoffs`, `bandwidth_error`, `freeze_offset`).
     pub handoff: Option<HandoffSpec>,
+    /// TCP KentRidge (`kentridge`): classification, knowledge base, agent; `None`: off.
+    pub kentridge: Option<KentRidgeSpec>,
 }
 
 impl std::ops::Deref for FlowSpec {
@@ -156,6 +162,8 @@ struct FlowSpecFields<'a> {
     bandwidth_error: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     freeze_offset: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kentridge: Option<&'a KentRidgeSpec>,
 }
 
 #[derive(Deserialize)]
@@ -190,6 +198,8 @@ struct FlowSpecOwned {
     bandwidth_error: Option<f64>,
     #[serde(default)]
     freeze_offset: Option<f64>,
+    #[serde(default)]
+    kentridge: Option<KentRidgeSpec>,
 }
 
 impl Serialize for FlowSpec {
@@ -218,6 +228,7 @@ impl Serialize for FlowSpec {
             handoffs: c.handoff.as_ref().map(|h| h.events.as_slice()),
             bandwidth_error: c.handoff.as_ref().map(|h| h.bandwidth_error),
             freeze_offset: c.handoff.as_ref().map(|h| h.freeze_offset),
+            kentridge: c.kentridge.as_ref(),
         }
         .serialize(s)
     }
@@ -256,6 +267,7 @@ impl<'de> Deserialize<'de> for FlowSpec {
                     bandwidth_error: f.bandwidth_error.unwrap_or(0.0),
                     freeze_offset: f.freeze_offset.unwrap_or(0.0),
                 }),
+                kentridge: f.kentridge,
             }),
         })
     }
@@ -367,6 +379,10 @@ fn expand_flow(
         &f.delay_trace,
         "is for transport = \"udp\" and \"voip\" only",
     )?;
+    let kentridge = kentridge_spec(&format!("{p}.kentridge"), f.kentridge.as_ref())?;
+    if kentridge.is_some() && transport != "tcp" {
+        return err(&format!("{p}.kentridge"), "is for transport = \"tcp\" only");
+    }
     let common = Arc::new(FlowCommon {
         cc: cc_name,
         cc_params,
@@ -384,6 +400,7 @@ fn expand_flow(
         delay_stats,
         delay_trace,
         handoff,
+        kentridge,
     });
     // A call in both directions: each instance is followed by its reverse half.
     let reverse = voip.as_ref().filter(|v| v.direction == "both").map(|_| {

@@ -154,6 +154,12 @@ fn normalise_one(
 ) -> Result<LinkChangeSpec, SpecError> {
     let p = format!("link_changes[{i}]");
     let (a, b) = ends(&p, c, links, lans)?;
+    if find_link(links, &a, &b).is_some_and(|l| l.reorder_ab.is_some() || l.reorder_ba.is_some()) {
+        return err(
+            &p,
+            format!("the link {a}-{b} has a reordering model; scheduled changes and reordering do not combine"),
+        );
+    }
     let direction = match &c.direction {
         Some(d) => one_of(&format!("{p}.direction"), d, DIRECTIONS)?,
         None => "both".to_string(),

@@ -3,7 +3,8 @@
 use super::addresses::parse_ipv4;
 use super::components::Components;
 use super::limits::{err, name, num, prob, rate_pos, time_nonneg, MAX_TIME};
-use super::queue::{queue_field, QueueSpec};
+use super::queue::{queue_field, Discipline, QueueSpec};
+use super::reorder::{reorder_field, ReorderSpec};
 use super::sharing::{tcbi_options, TcbiSpec};
 use super::{LanSpec, Spec, SpecError, TcpSpec};
 use serde::{Deserialize, Serialize};
@@ -48,6 +49,12 @@ pub(super) struct RawLink {
     cost_ab: Option<Value>,
     #[serde(default)]
     cost_ba: Option<Value>,
+    #[serde(default)]
+    reorder: Option<Value>,
+    #[serde(default)]
+    reorder_ab: Option<Value>,
+    #[serde(default)]
+    reorder_ba: Option<Value>,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -76,6 +83,11 @@ pub struct LinkSpec {
     /// Routing cost of each direction (routes are least-cost paths; 1 = fewest hops).
     pub cost_ab: f64,
     pub cost_ba: f64,
+    /// Each direction's reordering model (`reorder`, `reorder_ab`, `reorder_ba`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reorder_ab: Option<ReorderSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reorder_ba: Option<ReorderSpec>,
 }
 
 pub(super) fn normalise_nodes(raw: &[RawNode]) -> Result<Vec<NodeSpec>, SpecError> {
@@ -209,7 +221,34 @@ pub(super) fn normalise_link(i: usize, l: &RawLink, index: &HashMap<String, usiz
         Some(v) => route_cost(&format!("{p}.cost_ba"), v)?,
         None => cost,
     };
+    let reorder = match &l.reorder {
+        Some(v) => Some(reorder_field(&format!("{p}.reorder"), v)?),
+        None => None,
+    };
+    let reorder_ab = match &l.reorder_ab {
+        Some(v) => Some(reorder_field(&format!("{p}.reorder_ab"), v)?),
+        None => reorder,
+    };
+    let reorder_ba = match &l.reorder_ba {
+        Some(v) => Some(reorder_field(&format!("{p}.reorder_ba"), v)?),
+        None => reorder,
+    };
+    for (dir, r, q) in [("ab", &reorder_ab, &queue_ab), ("ba", &reorder_ba, &queue_ba)] {
+        if let (Some(_), QueueSpec::Managed(d)) = (r, q) {
+            if matches!(d, Discipline::Codel(_) | Discipline::FqCodel(_)) {
+                return err(
+                    &format!("{p}.reorder"),
+                    format!(
+                        "not with a {} queue (direction {dir}); reordering is for droptail and red queues",
+                        d.name()
+                    ),
+                );
+            }
+        }
+    }
     Ok(LinkSpec {
+        reorder_ab,
+        reorder_ba,
         a: l.a.clone(),
         b: l.b.clone(),
         rate,

@@ -35,6 +35,8 @@ pub struct Flow {
     pub share: ConnShare,
     /// Statistics (`observe/`).
     pub stats: ConnStats,
+    /// TCP KentRidge's classifier and agent (`kentridge/`), when the flow runs it.
+    pub kr: Option<Box<crate::kentridge::KentRidge>>,
 }
 
 impl Flow {
@@ -58,6 +60,10 @@ impl Flow {
             ),
             None => receiver,
         };
+        let kr = spec.kentridge.as_ref().map(|k| {
+            sender.enable_kentridge(k.thresholds.small_queue);
+            Box::new(crate::kentridge::KentRidge::new(k, &spec.cc_params))
+        });
         let udp = spec.rate_schedule.is_some() && matches!(spec.transport.as_str(), "udp" | "voip");
         let processing = (spec.tcp.send_jitter > 0.0).then(|| {
             Box::new((
@@ -82,6 +88,7 @@ impl Flow {
             completion_seen: false,
             share: ConnShare::default(),
             stats: ConnStats::default(),
+            kr,
         })
     }
 }
@@ -195,8 +202,9 @@ mod tests {
         assert!(around <= 160, "{around}");
         assert!(size_of::<Flow>() <= 1280, "{}", size_of::<Flow>());
         // The SACK scoreboard and the pacer are boxed, only for connections that use them
-        // (the ECN state added 8 bytes: its reduction counter).
-        assert!(size_of::<Sender>() <= 664, "{}", size_of::<Sender>());
+        // (the ECN state added 8 bytes: its reduction counter; TCP KentRidge's statistics
+        // 8 more: the pointer to their box, which only KentRidge flows fill).
+        assert!(size_of::<Sender>() <= 672, "{}", size_of::<Sender>());
         assert!(size_of::<FlowSpec>() <= 96, "{}", size_of::<FlowSpec>());
         let node = size_of::<crate::scenario::NodeSpec>();
         assert!(node <= 80, "{node}");

@@ -7,6 +7,7 @@
 //! (`flow.rs`), connection start and stop, timers, and the conversion of segments into
 //! packets.
 mod flow;
+mod kentridge;
 mod receiver;
 mod sender;
 mod transport;

@@ -30,6 +30,8 @@ pub enum TcpEv {
     /// Freeze-TCP: flow `.0`'s mobile host checks whether its `.1`-th disconnection is one
     /// RTT away (it advertises a zero window then, or looks again at the new estimate).
     Freeze(u32, u32),
+    /// TCP KentRidge's periodic classification of flow `.0`'s pipe.
+    Classify(u32),
 }
 
 /// What the transport reaches while it handles an event: the queue, the network, the
@@ -89,7 +91,8 @@ impl Transport {
         | TcpEv::CcTimer(f, _)
         | TcpEv::Pace(f)
         | TcpEv::Handoff(f, _)
-        | TcpEv::Freeze(f, _) = ev
+        | TcpEv::Freeze(f, _)
+        | TcpEv::Classify(f) = ev
         {
             if !self.flows.is_live(f) {
                 return; // a lazy timer of a retired flow
@@ -126,6 +129,14 @@ impl Transport {
             }
             TcpEv::Handoff(f, k) => self.handoff(now, f, k, env),
             TcpEv::Freeze(f, k) => self.freeze(now, f, k, env),
+            TcpEv::Classify(f) => {
+                self.classify(now, f, env);
+                let fl = &self.flows[f as usize];
+                if let (Some(k), true) = (&fl.spec.kentridge, fl.sender.state != super::ConnState::Closed) {
+                    env.q
+                        .at(crate::kentridge::npc::next_due(now, k.interval), TcpEv::Classify(f));
+                }
+            }
             TcpEv::Inject(p) => {
                 self.injecting -= 1;
                 env.net.depart(now, p, env.q);
@@ -149,6 +160,10 @@ impl Transport {
         }
         self.scratch = out;
         self.arm_cc_timer(now, f, env.q);
+        if let Some(k) = &self.flows[f as usize].spec.kentridge {
+            env.q
+                .at(crate::kentridge::npc::next_due(now, k.interval), TcpEv::Classify(f));
+        }
     }
 
     fn on_rto(&mut self, now: Time, f: u32, env: &mut Env) {
@@ -214,8 +229,21 @@ impl Transport {
     /// Replace flow `f`'s congestion-control algorithm now (cwnd, ssthresh and the RTT
     /// estimates carry over; the algorithm's timer restarts).
     pub fn switch_cc(&mut self, now: Time, f: u32, algo: Box<dyn cc::CongestionControl>, env: &mut Env) {
+        self.switch_cc_with(now, f, algo, false, env);
+    }
+
+    /// As [`Transport::switch_cc`]; with `init`, the new algorithm's `init` runs first
+    /// ([`super::Sender::switch_cc_with`]).
+    pub fn switch_cc_with(
+        &mut self,
+        now: Time,
+        f: u32,
+        algo: Box<dyn cc::CongestionControl>,
+        init: bool,
+        env: &mut Env,
+    ) {
         let mut out = std::mem::take(&mut self.scratch);
-        self.flows[f as usize].sender.switch_cc(now, algo, &mut out);
+        self.flows[f as usize].sender.switch_cc_with(now, algo, init, &mut out);
         self.emit(now, f, &mut out, env);
         self.scratch = out;
         self.flows[f as usize].cc_timer_gen += 1;
@@ -309,6 +337,7 @@ impl Transport {
         }
         self.emit(now, pkt.flow, &mut out, env);
         self.scratch = out;
+        self.classify_if_notified(now, pkt.flow, env);
     }
 
     /// A segment reached its endpoint (the network already freed its packet).

@@ -178,6 +178,7 @@ impl Generators {
                 delay_stats: false,
                 delay_trace: false,
                 handoff: None,
+                kentridge: None,
             }),
         };
         gen.created += 1;

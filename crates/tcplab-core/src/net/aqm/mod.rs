@@ -83,6 +83,8 @@ pub struct Aqm {
     pub rng: Rng,
     /// Scratch for the items a scheduled queue drops.
     pub scratch: Vec<Item>,
+    /// The direction's reordering model, if any (`net/reorder.rs`).
+    pub reorder: Option<super::reorder::Reorder>,
 }
 
 impl Aqm {
@@ -115,6 +117,7 @@ impl Aqm {
             drops_aqm: 0,
             rng,
             scratch: Vec::new(),
+            reorder: None,
         }
     }
 

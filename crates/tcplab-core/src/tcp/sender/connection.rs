@@ -27,6 +27,9 @@ impl Sender {
             self.arm(now);
         } else {
             self.state = ConnState::Established;
+            if let Some(k) = self.kr.as_deref_mut() {
+                k.on_establish(&self.st);
+            }
             self.try_send(now, out);
         }
     }
@@ -37,10 +40,25 @@ impl Sender {
         self.app_limit = Some(limit);
     }
 
-    /// Replace the congestion-control algorithm of the running connection.
+    /// Replace the congestion-control algorithm of the running connection: cwnd, ssthresh,
+    /// srtt/rttvar and the minimum RTT carry over as they are, then the new algorithm's
+    /// `on_switch_in` adapts its own state to them.
     pub fn switch_cc(&mut self, now: Time, cc: Box<dyn CongestionControl>, out: &mut Vec<Tx>) {
+        self.switch_cc_with(now, cc, false, out);
+    }
+
+    /// As [`Sender::switch_cc`]; with `init`, the new algorithm's `init` (element_initialize)
+    /// runs first, so that it sets up its own variables from scratch, and the shared cwnd,
+    /// ssthresh and fast-recovery base it wrote over are put back (TCP KentRidge's agent
+    /// switches so; docs/kentridge.md, "Hand-over").
+    pub fn switch_cc_with(&mut self, now: Time, cc: Box<dyn CongestionControl>, init: bool, out: &mut Vec<Tx>) {
         self.sync(now);
         self.cc = cc;
+        if init {
+            let kept = (self.st.cwnd, self.st.ssthresh, self.st.recovery_base);
+            self.cc.init(&mut self.st);
+            (self.st.cwnd, self.st.ssthresh, self.st.recovery_base) = kept;
+        }
         self.cfg.take_cc_sampling(self.cc.as_ref());
         if self.rate.is_none() && self.cc.wants_rate_samples() {
             self.rate = Some(Box::default());
@@ -86,6 +104,9 @@ impl Sender {
         let retransmission = seq < self.snd_max;
         if retransmission {
             self.stats.retransmits += 1;
+            if let Some(k) = self.kr.as_deref_mut() {
+                k.on_retransmit();
+            }
             if !self.tagged.is_empty() {
                 self.untag_from(seq);
             }
@@ -179,6 +200,9 @@ impl Sender {
                     self.stats.completion = Some(now);
                     self.rto_deadline = None;
                 }
+                if let Some(k) = self.kr.as_deref_mut() {
+                    k.on_disconnect();
+                }
             }
         }
     }
@@ -208,6 +232,9 @@ impl Sender {
                 }
                 self.state = ConnState::Established;
                 self.rto_deadline = None;
+                if let Some(k) = self.kr.as_deref_mut() {
+                    k.on_establish(&self.st);
+                }
                 if !self.ho_flag(HO_NEGOTIATED) && self.syn_capability() != 0 {
                     self.log(now, "ho_negotiated", 0.0);
                 }
@@ -223,6 +250,25 @@ impl Sender {
             (Kind::Ack, ConnState::Established) => {}
             _ => return,
         }
+        if self.cfg.ack_extras {
+            self.ack_extras(now, ack, ts_echo, sack);
+        }
+        if ack > self.snd_una {
+            self.on_new_ack(now, ack, ts_echo, ece && self.cfg.ecn, out);
+        } else if ack == self.snd_una && self.snd_max > self.snd_una {
+            self.on_dup_ack(now, out);
+        }
+    }
+
+    /// What an arriving ACK of an established connection does before the backplane acts on
+    /// it, for connections that need more than the plain path (one flag, `ack_extras`,
+    /// tested per ACK for all of them): TCP KentRidge's newack/dupack slices, and the SACK
+    /// scoreboard.
+    #[inline]
+    fn ack_extras(&mut self, now: Time, ack: u64, ts_echo: Time, sack: Option<&SackBlocks>) {
+        if self.kr.is_some() {
+            self.kr_ack(now, ack, ts_echo);
+        }
         if self.cfg.sack {
             let (una, snd_max, dt) = (ack.max(self.snd_una), self.snd_max, self.cfg.dupthresh);
             let sb = self.sb();
@@ -236,10 +282,25 @@ impl Sender {
                 self.clamp_to_pipe();
             }
         }
+    }
+
+    /// newack_handler / dupack_handler's statistics (TCP KentRidge), out of line: the RTT
+    /// sample of the timestamp echo (else the smoothed RTT), Eifel's verdict, the ACK count.
+    #[cold]
+    #[inline(never)]
+    fn kr_ack(&mut self, now: Time, ack: u64, ts_echo: Time) {
+        let Some(k) = self.kr.as_deref_mut() else {
+            return;
+        };
         if ack > self.snd_una {
-            self.on_new_ack(now, ack, ts_echo, ece && self.cfg.ecn, out);
+            let rtt = if self.cfg.timestamps {
+                Some(to_secs(now.saturating_sub(ts_echo)))
+            } else {
+                (self.st.srtt > 0.0).then_some(self.st.srtt)
+            };
+            k.on_new_ack(ack, rtt, self.cfg.timestamps.then_some(ts_echo), &self.st);
         } else if ack == self.snd_una && self.snd_max > self.snd_una {
-            self.on_dup_ack(now, out);
+            k.on_dup_ack();
         }
     }
 }

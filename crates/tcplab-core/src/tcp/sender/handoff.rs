@@ -65,6 +65,10 @@ impl Sender {
     /// the caller processes the ACK as any other.
     pub fn on_bandwidth_option(&mut self, now: Time, ack: u64, kbps: u32, out: &mut Vec<Tx>) -> bool {
         self.sync(now);
+        if let Some(k) = self.kr.as_deref_mut() {
+            // options_handler: the peer's explicit handoff notification, accepted or not.
+            k.on_notification(now);
+        }
         let why = if self.cc.handoff() != Handoff::TcpHo || !self.ho_flag(HO_NEGOTIATED) {
             IGNORED_NOT_NEGOTIATED
         } else if self.state != ConnState::Established

@@ -46,6 +46,8 @@ pub struct SenderConfig {
     pub size: Option<u64>,
     /// TCP-HO's bit in the Capability option's mask (`tcp.ho_capability_bit`).
     pub ho_bit: u8,
+    /// An arriving ACK needs more than the plain path: SACK, or TCP KentRidge's statistics.
+    pub ack_extras: bool,
 }
 
 impl SenderConfig {
@@ -76,6 +78,7 @@ impl SenderConfig {
             rtt_sample_interval: crate::sim::secs(t.rtt_sample_interval),
             size,
             ho_bit: t.ho_capability_bit,
+            ack_extras: t.sack,
         }
     }
 }
@@ -173,6 +176,9 @@ pub struct Sender {
     pub scoreboard: Option<Box<sack::Scoreboard>>,
     /// Delivery-rate sampling, for algorithms that ask for it.
     rate: Option<Box<rate::RateSampler>>,
+    /// TCP KentRidge's passive statistics, which the slices update (`None`: KentRidge is
+    /// off and every slot costs one pointer test).
+    pub kr: Option<Box<crate::kentridge::Stats>>,
 }
 
 /// Segments `try_send` emits per call. A window may be far larger (a share estimate drawn
@@ -264,7 +270,21 @@ impl Sender {
             pacer: None,
             scoreboard,
             rate,
+            kr: None,
         }
+    }
+
+    /// Keep TCP KentRidge's statistics (`small_queue`: the queue delay below which a loss
+    /// counts as corruption, seconds).
+    pub fn enable_kentridge(&mut self, small_queue: f64) {
+        self.kr = Some(Box::new(crate::kentridge::Stats::new(small_queue)));
+        self.cfg.ack_extras = true;
+    }
+
+    /// Data segments sent so far (new and retransmitted).
+    #[inline]
+    pub fn segments_sent(&self) -> u64 {
+        self.stats.segments_sent
     }
 
     /// Start with these values instead of the standard ones (call before `start`).

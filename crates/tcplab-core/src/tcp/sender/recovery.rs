@@ -166,6 +166,9 @@ impl Sender {
         self.ecn_cut = false;
         self.recover = Some(self.snd_max);
         self.stats.fast_retransmits += 1;
+        if let Some(k) = self.kr.as_deref_mut() {
+            k.on_fast_retransmit(self.snd_una, self.dupacks, self.stats.segments_sent, &self.st);
+        }
         self.rate_head_lost();
         self.timing = None;
         let before = crate::sim::floor(self.st.cwnd) as u64;
@@ -229,6 +232,9 @@ impl Sender {
     /// A congestion signal from outside the ACK clock (ECN or an explicit notification).
     pub fn on_notification(&mut self, now: Time, signal: Signal, out: &mut Vec<Tx>) {
         self.sync(now);
+        if let Some(k) = self.kr.as_deref_mut() {
+            k.on_notification(now);
+        }
         if self.st.phase == Phase::FastRecovery || self.st.phase == Phase::TimeoutRecovery {
             return;
         }
@@ -244,6 +250,9 @@ impl Sender {
         self.ecn_cut = true;
         self.cwr_pending = true;
         self.stats.ecn_reductions += 1;
+        if let Some(k) = self.kr.as_deref_mut() {
+            k.on_ecn(&self.st);
+        }
         self.congestion(now, Signal::Ecn);
     }
 

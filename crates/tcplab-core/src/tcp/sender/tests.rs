@@ -920,3 +920,46 @@ fn a_linux_port_recovers_a_loss_right_after_the_recovery_point_without_a_timeout
     assert!(!again.contains(&10), "NewReno leaves 10 to the RTO: {again:?}");
     assert_eq!(s.stats.fast_retransmits, 1);
 }
+
+#[test]
+fn a_switch_with_init_hands_over_the_shared_state() {
+    // NewReno at cwnd 10 with RTT estimates; the switch to FAST runs FAST's init (pacing
+    // on, cwnd and ssthresh reset to the initial values) and then puts the shared window
+    // back: what the connection learnt survives, the new algorithm's own state is fresh.
+    let mut out = vec![];
+    let mut s = started("newreno", 10.0, &mut out);
+    for (k, t) in [(1, 100), (2, 104), (3, 108)] {
+        ack(&mut s, t * MS, k);
+    }
+    s.st.ssthresh = 7.0;
+    let before = (s.st.cwnd, s.st.ssthresh, s.st.srtt, s.st.rttvar, s.st.min_rtt, s.rto);
+    assert!(before.0 > 10.0 && before.2 > 0.0 && before.4.is_finite(), "{before:?}");
+    s.switch_cc_with(
+        200 * MS,
+        cc::create("fast", &cc::Params::new()).unwrap(),
+        true,
+        &mut out,
+    );
+    let after = (s.st.cwnd, s.st.ssthresh, s.st.srtt, s.st.rttvar, s.st.min_rtt, s.rto);
+    assert_eq!(before, after);
+    assert_eq!(s.cc.name(), "fast");
+    assert_eq!(s.st.pacing, Pacing::Window, "FAST's init (and on_switch_in) pace");
+    // without init, as scheduled switches do, the same values carry over
+    let mut s2 = started("newreno", 10.0, &mut out);
+    for (k, t) in [(1, 100), (2, 104), (3, 108)] {
+        ack(&mut s2, t * MS, k);
+    }
+    s2.st.ssthresh = 7.0;
+    s2.switch_cc(200 * MS, cc::create("fast", &cc::Params::new()).unwrap(), &mut out);
+    assert_eq!(
+        after,
+        (
+            s2.st.cwnd,
+            s2.st.ssthresh,
+            s2.st.srtt,
+            s2.st.rttvar,
+            s2.st.min_rtt,
+            s2.rto
+        )
+    );
+}

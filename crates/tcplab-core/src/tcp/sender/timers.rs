@@ -72,6 +72,9 @@ impl Sender {
             return;
         }
         self.stats.timeouts += 1;
+        if let Some(k) = self.kr.as_deref_mut() {
+            k.on_timeout(self.stats.segments_sent, &self.st);
+        }
         if let Some(sb) = self.scoreboard.as_mut() {
             sb.clear();
         }

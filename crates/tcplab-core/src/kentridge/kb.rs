@@ -1,0 +1,240 @@
+//! The knowledge base (thesis Fig. 4.3): one row per adaptation with the pipe types it
+//! targets, the peer capabilities it needs, its advantages and its shortcomings. Kept as a
+//! CSV file users read and edit (`data/kentridge-kb.csv` is the built-in one); the
+//! adaptations are algorithm names of the registry (`cc::REGISTRY`), with their parameters.
+use super::npc::PipeType;
+use crate::cc;
+use serde::{Deserialize, Serialize};
+
+/// The built-in knowledge base.
+pub const BUILTIN: &str = include_str!("../../data/kentridge-kb.csv");
+
+/// The capabilities a row may require of the peer.
+pub const CAPABILITIES: &[&str] = &["sack", "timestamps", "ecn", "tcp_ho"];
+
+/// The columns, in order.
+pub const COLUMNS: &[&str] = &[
+    "adaptation",
+    "pipe_types",
+    "capabilities",
+    "advantages",
+    "shortcomings",
+    "cc_params",
+];
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KbRow {
+    pub adaptation: String,
+    pub pipe_types: Vec<String>,
+    #[serde(default)]
+    pub capabilities: Vec<String>,
+    #[serde(default)]
+    pub advantages: Vec<String>,
+    #[serde(default)]
+    pub shortcomings: Vec<String>,
+    #[serde(default)]
+    pub cc_params: cc::Params,
+}
+
+impl KbRow {
+    pub fn targets(&self, p: PipeType) -> bool {
+        self.pipe_types.iter().any(|t| t == p.name())
+    }
+
+    /// Check the row against the registry and the vocabularies; the error names the field.
+    pub fn check(&self) -> Result<(), String> {
+        if let Err(e) = cc::create(&self.adaptation, &self.cc_params) {
+            return Err(format!("adaptation {:?}: {e}", self.adaptation));
+        }
+        if self.pipe_types.is_empty() {
+            return Err(format!(
+                "pipe_types: empty; allowed: {}",
+                super::npc::names().join(", ")
+            ));
+        }
+        for t in &self.pipe_types {
+            PipeType::parse(t).map_err(|e| format!("pipe_types: {e}"))?;
+        }
+        for c in &self.capabilities {
+            if !CAPABILITIES.contains(&c.as_str()) {
+                return Err(format!(
+                    "capabilities: {c:?} is not a capability; allowed: {}",
+                    CAPABILITIES.join(", ")
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Split one CSV line into fields (double quotes around a field allow commas; "" is a quote).
+fn fields(line: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                cur.push('"');
+                chars.next();
+            }
+            ('"', true) => quoted = false,
+            ('"', false) if cur.trim().is_empty() => {
+                cur.clear();
+                quoted = true;
+            }
+            (',', false) => out.push(std::mem::take(&mut cur).trim().to_string()),
+            (c, _) => cur.push(c),
+        }
+    }
+    if quoted {
+        return Err("a quoted field is not closed".into());
+    }
+    out.push(cur.trim().to_string());
+    Ok(out)
+}
+
+fn list(s: &str) -> Vec<String> {
+    s.split(';')
+        .map(str::trim)
+        .filter(|x| !x.is_empty())
+        .map(String::from)
+        .collect()
+}
+
+fn params(s: &str) -> Result<cc::Params, String> {
+    let mut p = cc::Params::new();
+    for kv in list(s) {
+        let (k, v) = kv
+            .split_once('=')
+            .ok_or_else(|| format!("cc_params: {kv:?} is not name=value"))?;
+        let x: f64 = v
+            .trim()
+            .parse()
+            .ok()
+            .filter(|x: &f64| x.is_finite())
+            .ok_or_else(|| format!("cc_params: {}: expected a number, got {:?}", k.trim(), v.trim()))?;
+        p.insert(k.trim().to_string(), x);
+    }
+    Ok(p)
+}
+
+/// Parse a knowledge base from CSV text: '#' lines and blank lines are skipped, the first
+/// other line is the header (the columns of [`COLUMNS`], in that order). Errors say the
+/// line, the field, the value and what is allowed.
+pub fn parse(text: &str) -> Result<Vec<KbRow>, String> {
+    let mut rows = Vec::new();
+    let mut header = false;
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let at = |e: String| format!("line {}: {e}", i + 1);
+        let f = fields(line).map_err(at)?;
+        if !header {
+            if f != COLUMNS {
+                return Err(at(format!(
+                    "the header must be {:?}, got {:?}",
+                    COLUMNS.join(","),
+                    line
+                )));
+            }
+            header = true;
+            continue;
+        }
+        if f.len() != COLUMNS.len() {
+            return Err(at(format!(
+                "{} fields, expected {} ({})",
+                f.len(),
+                COLUMNS.len(),
+                COLUMNS.join(",")
+            )));
+        }
+        let row = KbRow {
+            adaptation: f[0].clone(),
+            pipe_types: list(&f[1]),
+            capabilities: list(&f[2]),
+            advantages: list(&f[3]),
+            shortcomings: list(&f[4]),
+            cc_params: params(&f[5]).map_err(at)?,
+        };
+        row.check().map_err(at)?;
+        rows.push(row);
+    }
+    if rows.is_empty() {
+        return Err("no rows (a header line and at least one adaptation are needed)".into());
+    }
+    Ok(rows)
+}
+
+/// Every advantage and shortcoming term of the rows (the vocabulary of `expectations`).
+pub fn terms(rows: &[KbRow]) -> Vec<&str> {
+    let mut t: Vec<&str> = rows
+        .iter()
+        .flat_map(|r| r.advantages.iter().chain(&r.shortcomings))
+        .map(String::as_str)
+        .collect();
+    t.sort_unstable();
+    t.dedup();
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEAD: &str = "adaptation,pipe_types,capabilities,advantages,shortcomings,cc_params\n";
+
+    #[test]
+    fn the_builtin_kb_parses_and_seeds_the_thesis_choices() {
+        let rows = parse(BUILTIN).unwrap();
+        let first = |p: PipeType| rows.iter().find(|r| r.targets(p)).map(|r| r.adaptation.as_str());
+        assert_eq!(first(PipeType::LfnLargeQueue), Some("sync_tcp"));
+        assert_eq!(first(PipeType::LfnSmallQueue), Some("cubic"));
+        assert_eq!(first(PipeType::Lossy), Some("westwood_crb"));
+        assert_eq!(first(PipeType::Mobile), Some("tcp_ho"));
+        assert_eq!(first(PipeType::Default), Some("newreno"));
+    }
+
+    #[test]
+    fn bad_rows_name_the_line_field_value_and_what_is_allowed() {
+        let e = parse(&format!("{HEAD}vegas2,lossy,,,,\n")).unwrap_err();
+        assert!(
+            e.starts_with("line 2: adaptation \"vegas2\": unknown congestion-control algorithm"),
+            "{e}"
+        );
+        let e = parse(&format!("{HEAD}reno,wifi,,,,\n")).unwrap_err();
+        assert!(
+            e.starts_with("line 2: pipe_types: \"wifi\" is not a pipe type; allowed: default, reorder"),
+            "{e}"
+        );
+        let e = parse(&format!("{HEAD}reno,lossy,dsack,,,\n")).unwrap_err();
+        assert_eq!(
+            e,
+            "line 2: capabilities: \"dsack\" is not a capability; allowed: sack, timestamps, ecn, tcp_ho"
+        );
+        let e = parse(&format!("{HEAD}reno,lossy,,,,beta=0.5\n")).unwrap_err();
+        assert!(e.contains("reno has no parameter \"beta\""), "{e}");
+        let e = parse(&format!("{HEAD}cubic,lossy,,,,beta=x\n")).unwrap_err();
+        assert_eq!(e, "line 2: cc_params: beta: expected a number, got \"x\"");
+        let e = parse("adaptation,pipes\n").unwrap_err();
+        assert!(e.starts_with("line 1: the header must be"), "{e}");
+        let e = parse(&format!("# c\n{HEAD}reno,lossy\n")).unwrap_err();
+        assert!(e.starts_with("line 3: 2 fields, expected 6"), "{e}");
+        assert!(parse(HEAD).unwrap_err().starts_with("no rows"));
+    }
+
+    #[test]
+    fn quoted_fields_and_parameters() {
+        let rows = parse(&format!(
+            "{HEAD}\"cubic\",\"lfn; high_speed\",sack,\"a, b\",,beta=0.7;c=0.4\n"
+        ))
+        .unwrap();
+        assert_eq!(rows[0].pipe_types, vec!["lfn", "high_speed"]);
+        assert_eq!(rows[0].advantages, vec!["a, b"]);
+        assert_eq!(rows[0].cc_params.get("beta"), Some(&0.7));
+        assert_eq!(terms(&rows), vec!["a, b"]);
+    }
+}

@@ -1,0 +1,213 @@
+//! A flow's `kentridge` table (docs/kentridge.md): TCP KentRidge's classification period,
+//! thresholds, order of precedence, the application's expectations and the knowledge base
+//! (built in, a CSV file by path, or rows given inline). Absent: KentRidge is off.
+use super::limits::{err, int_in, num, time_pos};
+use super::SpecError;
+use crate::kentridge::{kb, npc, KbRow, KentRidgeSpec, PipeType, Thresholds};
+use serde_json::{Map, Value};
+
+const FIELDS: &[&str] = &[
+    "interval",
+    "kb",
+    "thresholds",
+    "precedence",
+    "expectations",
+    "kb_source",
+];
+const THRESHOLDS: &[&str] = &[
+    "long_rtt",
+    "large_cwnd",
+    "small_cwnd",
+    "large_queue",
+    "small_queue",
+    "large_jitter",
+    "frequent",
+    "frequent_off",
+    "window",
+    "asymmetry",
+    "hysteresis",
+];
+
+fn strings(path: &str, v: &Value) -> Result<Vec<String>, SpecError> {
+    let Some(xs) = v.as_array() else {
+        return err(path, format!("expected a list of names, got {v}"));
+    };
+    xs.iter()
+        .enumerate()
+        .map(|(k, x)| match x.as_str() {
+            Some(s) => Ok(s.to_string()),
+            None => err(&format!("{path}[{k}]"), format!("expected a name, got {x}")),
+        })
+        .collect()
+}
+
+/// A positive number with no upper bound but finiteness.
+fn positive(path: &str, v: &Value) -> Result<f64, SpecError> {
+    let x = num(path, v)?;
+    if x <= 0.0 {
+        return err(path, format!("{x} is not allowed; must be > 0"));
+    }
+    Ok(x)
+}
+
+fn thresholds(p: &str, v: Option<&Value>) -> Result<Thresholds, SpecError> {
+    let mut th = Thresholds::default();
+    let Some(v) = v else {
+        return Ok(th);
+    };
+    let Some(m) = v.as_object() else {
+        return err(p, format!("expected a table, got {v}"));
+    };
+    for (k, x) in m {
+        let q = format!("{p}.{k}");
+        match k.as_str() {
+            "long_rtt" => th.long_rtt = time_pos(&q, x)?,
+            "large_queue" => th.large_queue = time_pos(&q, x)?,
+            "small_queue" => th.small_queue = time_pos(&q, x)?,
+            "window" => th.window = time_pos(&q, x)?,
+            "large_cwnd" => th.large_cwnd = positive(&q, x)?,
+            "small_cwnd" => th.small_cwnd = positive(&q, x)?,
+            "large_jitter" => th.large_jitter = positive(&q, x)?,
+            "asymmetry" => th.asymmetry = positive(&q, x)?,
+            "frequent" => th.frequent = int_in(&q, x, 1, 1_000_000)? as u32,
+            "frequent_off" => th.frequent_off = int_in(&q, x, 0, 1_000_000)? as u32,
+            "hysteresis" => {
+                let h = num(&q, x)?;
+                if !(0.0..1.0).contains(&h) {
+                    return err(&q, format!("{h} is not allowed; must be in [0, 1)"));
+                }
+                th.hysteresis = h;
+            }
+            _ => return err(&q, format!("unknown threshold; allowed: {}", THRESHOLDS.join(", "))),
+        }
+    }
+    if th.frequent_off >= th.frequent {
+        return err(
+            &format!("{p}.frequent_off"),
+            format!(
+                "{} is not allowed; must be below frequent ({})",
+                th.frequent_off, th.frequent
+            ),
+        );
+    }
+    if th.small_cwnd >= th.large_cwnd {
+        return err(
+            &format!("{p}.small_cwnd"),
+            format!(
+                "{} is not allowed; must be below large_cwnd ({})",
+                th.small_cwnd, th.large_cwnd
+            ),
+        );
+    }
+    Ok(th)
+}
+
+/// The knowledge base: absent or "builtin", a path to a CSV file, or a list of row tables.
+fn knowledge_base(p: &str, v: Option<&Value>) -> Result<(String, Vec<KbRow>), SpecError> {
+    match v {
+        None => Ok((
+            "builtin".into(),
+            kb::parse(kb::BUILTIN).map_err(|e| SpecError(format!("{p}: builtin: {e}")))?,
+        )),
+        Some(Value::String(s)) if s == "builtin" => knowledge_base(p, None),
+        Some(Value::String(path)) => {
+            let text =
+                std::fs::read_to_string(path).map_err(|e| SpecError(format!("{p}: cannot read {path:?}: {e}")))?;
+            let rows = kb::parse(&text).map_err(|e| SpecError(format!("{p}: {path}: {e}")))?;
+            Ok((path.clone(), rows))
+        }
+        Some(Value::Array(xs)) => {
+            let mut rows = Vec::new();
+            for (k, x) in xs.iter().enumerate() {
+                let q = format!("{p}[{k}]");
+                let row: KbRow = serde_json::from_value(x.clone())
+                    .map_err(|e| SpecError(format!("{q}: {e}; a row has {}", kb::COLUMNS.join(", "))))?;
+                row.check().map_err(|e| SpecError(format!("{q}: {e}")))?;
+                rows.push(row);
+            }
+            if rows.is_empty() {
+                return err(
+                    p,
+                    "an empty knowledge base; give rows, a CSV file's path or \"builtin\"",
+                );
+            }
+            Ok(("inline".into(), rows))
+        }
+        Some(v) => err(
+            p,
+            format!("expected \"builtin\", a CSV file's path or a list of rows, got {v}"),
+        ),
+    }
+}
+
+/// Validate `flows[i].kentridge` (`p` is its path).
+pub(super) fn kentridge_spec(p: &str, v: Option<&Map<String, Value>>) -> Result<Option<KentRidgeSpec>, SpecError> {
+    let Some(m) = v else {
+        return Ok(None);
+    };
+    for k in m.keys() {
+        if !FIELDS.contains(&k.as_str()) {
+            return err(
+                &format!("{p}.{k}"),
+                format!("unknown field; allowed: {}", FIELDS.join(", ")),
+            );
+        }
+    }
+    let interval = match m.get("interval") {
+        Some(v) => time_pos(&format!("{p}.interval"), v)?,
+        None => 1.0,
+    };
+    let th = thresholds(&format!("{p}.thresholds"), m.get("thresholds"))?;
+    let precedence = match m.get("precedence") {
+        None => npc::DEFAULT_PRECEDENCE.iter().map(|t| t.name().to_string()).collect(),
+        Some(v) => {
+            let names = strings(&format!("{p}.precedence"), v)?;
+            for (k, n) in names.iter().enumerate() {
+                let q = format!("{p}.precedence[{k}]");
+                match PipeType::parse(n) {
+                    Ok(PipeType::Default) => {
+                        return err(&q, "\"default\" is what remains when no rule holds; leave it out")
+                    }
+                    Ok(_) => {}
+                    Err(e) => return err(&q, e),
+                }
+                if names[..k].contains(n) {
+                    return err(&q, format!("{n:?} is listed twice"));
+                }
+            }
+            names
+        }
+    };
+    let (mut kb_source, rows) = knowledge_base(&format!("{p}.kb"), m.get("kb"))?;
+    // The normalised spec keeps where inline rows came from.
+    if let (Some(Value::Array(_)), Some(src)) = (m.get("kb"), m.get("kb_source")) {
+        match src.as_str() {
+            Some(s) => kb_source = s.to_string(),
+            None => return err(&format!("{p}.kb_source"), format!("expected a string, got {src}")),
+        }
+    }
+    let expectations = match m.get("expectations") {
+        None => Vec::new(),
+        Some(v) => strings(&format!("{p}.expectations"), v)?,
+    };
+    let terms = kb::terms(&rows);
+    for (k, e) in expectations.iter().enumerate() {
+        if !terms.contains(&e.as_str()) {
+            return err(
+                &format!("{p}.expectations[{k}]"),
+                format!(
+                    "{e:?} is not a term of the knowledge base's advantages or shortcomings; allowed: {}",
+                    terms.join(", ")
+                ),
+            );
+        }
+    }
+    Ok(Some(KentRidgeSpec {
+        interval,
+        thresholds: th,
+        precedence,
+        expectations,
+        kb_source,
+        kb: rows,
+    }))
+}

@@ -1,0 +1,389 @@
+//! TCP KentRidge end to end: the classifier names the pipe a flow runs over, the agent
+//! switches to the knowledge base's choice, and the events table says why.
+use serde_json::{json, Value};
+use tcplab_core::api::{self, Column, RunOutput};
+
+fn strs(out: &RunOutput, name: &str) -> Vec<String> {
+    match out.events.column(name) {
+        Some(Column::Str(v)) => v.clone(),
+        _ => panic!("no events column {name}"),
+    }
+}
+
+/// (time, event, value, detail) of the KentRidge rows of flow 0.
+fn kr_rows(out: &RunOutput) -> Vec<(f64, String, f64, String)> {
+    let (t, v) = (out.events.f64s("time"), out.events.f64s("value"));
+    let (e, d) = (strs(out, "event"), strs(out, "detail"));
+    (0..t.len())
+        .filter(|&i| e[i] == "pipe_type" || e[i].starts_with("kr_"))
+        .map(|i| (t[i], e[i].clone(), v[i], d[i].clone()))
+        .collect()
+}
+
+fn one_link(rate: &str, delay: &str, queue: u64, loss: f64, extra: Value, duration: f64) -> String {
+    let mut flow = json!({"src": "a", "dst": "b", "cc": "newreno",
+                          "tcp": {"timestamps": true, "rwnd": 100000},
+                          "kentridge": {"interval": "1s"}});
+    if let (Value::Object(f), Value::Object(x)) = (&mut flow, extra) {
+        for (k, v) in x {
+            f.insert(k, v);
+        }
+    }
+    json!({
+        "sim": {"duration": duration, "sample_interval": "1s"},
+        "nodes": [{"name": "a"}, {"name": "r", "kind": "router"}, {"name": "b"}],
+        "links": [
+            {"a": "a", "b": "r", "rate": "1Gbps", "delay": "1ms", "queue": 100000},
+            {"a": "r", "b": "b", "rate": rate, "delay": delay, "queue": queue, "loss_ab": loss}
+        ],
+        "flows": [flow]
+    })
+    .to_string()
+}
+
+#[test]
+fn a_long_fat_pipe_with_a_large_queue_is_switched_to_sync_tcp() {
+    // 50 Mb/s, 2 × 61 ms: BDP ≈ 760 segments; a queue of one BDP (≈ 120 ms of delay).
+    let out = api::run(&one_link("50Mbps", "60ms", 760, 0.0, json!({}), 20.0), 1).unwrap();
+    let rows = kr_rows(&out);
+    let types: Vec<_> = rows.iter().filter(|r| r.1 == "pipe_type").collect();
+    // at 1 s slow start has not filled the queue yet (small queue: cubic); once it has,
+    // lfn_large_queue, and no change after (Sync-TCP empties the queue, but the largest
+    // queue delay seen stays: no flapping)
+    let last = types.last().unwrap();
+    assert!(last.0 <= 3.0, "{rows:?}");
+    assert_eq!(last.2, 4.0, "{rows:?}");
+    assert!(last.3.starts_with("lfn_large_queue (rule 4; was "), "{rows:?}");
+    assert!(types.len() <= 2, "{rows:?}");
+    let switch = rows.last().unwrap();
+    assert_eq!((switch.0, switch.1.as_str()), (last.0, "kr_switch"), "{rows:?}");
+    assert!(
+        switch
+            .3
+            .ends_with("-> sync_tcp: pipe lfn_large_queue (rule 4): kb row 1 sync_tcp"),
+        "{rows:?}"
+    );
+    match out.flows.column("cc_final") {
+        Some(Column::Str(v)) => assert_eq!(v[0], "sync_tcp"),
+        _ => panic!("no cc_final"),
+    }
+    // the pipe type is a time-series column: the code of the type in force at each sample
+    let (t, p) = (out.flow_ts.f64s("time"), out.flow_ts.f64s("pipe_type"));
+    let code = |rule: f64| match rule as u32 {
+        3 => 3.0,
+        4 => 4.0,
+        _ => 0.0,
+    };
+    for (ti, pi) in t.iter().zip(&p) {
+        let want = types.iter().rfind(|r| r.0 <= *ti).map_or(0.0, |r| code(r.2));
+        assert_eq!(*pi, want, "t = {ti}");
+    }
+}
+
+#[test]
+fn a_lossy_link_is_a_lossy_network_and_gets_westwood() {
+    // 10 Mb/s, 2 × 11 ms, 2 % random loss, a queue the window never fills.
+    let out = api::run(&one_link("10Mbps", "10ms", 1000, 0.02, json!({}), 30.0), 2).unwrap();
+    let rows = kr_rows(&out);
+    // (slow start may first overshoot 100 segments: high speed at 1 s, then lossy)
+    let lossy: Vec<_> = rows.iter().filter(|r| r.1 == "pipe_type" && r.2 == 9.0).collect();
+    assert_eq!(lossy.len(), 1, "{rows:?}");
+    assert!(
+        lossy[0].0 <= 3.0 && lossy[0].3.starts_with("lossy (rule 9; was "),
+        "{rows:?}"
+    );
+    let last = rows.last().unwrap();
+    assert_eq!(last.1, "kr_switch", "{rows:?}");
+    assert!(
+        last.3
+            .contains(" -> westwood_crb: pipe lossy (rule 9): kb row 6 westwood_crb"),
+        "{rows:?}"
+    );
+    // losses on an empty queue are corruption: the type stays lossy to the end
+    assert_eq!(*out.flow_ts.f64s("pipe_type").last().unwrap(), 8.0);
+}
+
+#[test]
+fn expectations_and_a_users_inline_kb_steer_the_agent() {
+    let kb = json!([
+        {"adaptation": "cubic", "pipe_types": ["lossy"], "advantages": ["utilisation"], "shortcomings": ["friendliness"],
+         "cc_params": {"beta": 0.8}},
+        {"adaptation": "westwood_be", "pipe_types": ["lossy"], "advantages": ["friendliness"]},
+        {"adaptation": "newreno", "pipe_types": ["default"]}
+    ]);
+    let extra = json!({"kentridge": {"interval": "1s", "kb": kb, "expectations": ["friendliness"]}});
+    let out = api::run(&one_link("10Mbps", "10ms", 1000, 0.02, extra, 30.0), 2).unwrap();
+    let rows = kr_rows(&out);
+    assert!(
+        rows.iter().any(|r| r.1 == "kr_switch"
+            && r.3
+                .starts_with("newreno -> westwood_be: pipe lossy (rule 9): kb row 2 westwood_be, score 1")),
+        "{rows:?}"
+    );
+}
+
+#[test]
+fn flows_without_kentridge_have_no_column_and_no_detail() {
+    let spec = one_link("10Mbps", "10ms", 100, 0.0, json!({}), 5.0).replace(",\"kentridge\":{\"interval\":\"1s\"}", "");
+    assert!(!spec.contains("kentridge"), "{spec}");
+    let out = api::run(&spec, 1).unwrap();
+    assert!(out.flow_ts.column("pipe_type").is_none());
+    assert!(out.events.column("detail").is_none());
+}
+
+#[test]
+fn the_same_seed_gives_the_same_decisions() {
+    let spec = one_link("10Mbps", "10ms", 1000, 0.02, json!({}), 15.0);
+    let a = kr_rows(&api::run(&spec, 5).unwrap());
+    let b = kr_rows(&api::run(&spec, 5).unwrap());
+    assert_eq!(a, b);
+}
+
+#[test]
+fn bad_kentridge_input_names_the_field_the_value_and_what_is_allowed() {
+    let run = |kr: Value| match api::run(&one_link("10Mbps", "10ms", 100, 0.0, json!({"kentridge": kr}), 5.0), 1) {
+        Err(api::Error::Scenario(m)) => m,
+        other => panic!("{:?}", other.map(|_| ())),
+    };
+    let e = run(json!({"thresholds": {"long_rtt": -1}}));
+    assert!(
+        e.starts_with("flows[0].kentridge.thresholds.long_rtt: time -1 is not allowed"),
+        "{e}"
+    );
+    let e = run(json!({"thresholds": {"hysteresis": 1.5}}));
+    assert_eq!(
+        e,
+        "flows[0].kentridge.thresholds.hysteresis: 1.5 is not allowed; must be in [0, 1)"
+    );
+    let e = run(json!({"thresholds": {"big": 1}}));
+    assert!(
+        e.starts_with("flows[0].kentridge.thresholds.big: unknown threshold; allowed: long_rtt"),
+        "{e}"
+    );
+    let e = run(json!({"kb": "/nonexistent/kb.csv"}));
+    assert!(
+        e.starts_with("flows[0].kentridge.kb: cannot read \"/nonexistent/kb.csv\""),
+        "{e}"
+    );
+    let e = run(json!({"kb": [{"adaptation": "reno", "pipe_types": ["wifi"]}]}));
+    assert!(
+        e.starts_with("flows[0].kentridge.kb[0]: pipe_types: \"wifi\" is not a pipe type; allowed: default"),
+        "{e}"
+    );
+    let e = run(json!({"kb": [{"adaptation": "vegas2", "pipe_types": ["lossy"]}]}));
+    assert!(
+        e.starts_with("flows[0].kentridge.kb[0]: adaptation \"vegas2\": unknown congestion-control algorithm"),
+        "{e}"
+    );
+    let e = run(json!({"expectations": ["speed"]}));
+    assert!(
+        e.starts_with("flows[0].kentridge.expectations[0]: \"speed\" is not a term of the knowledge base"),
+        "{e}"
+    );
+    let e = run(json!({"precedence": ["lossy", "wifi"]}));
+    assert!(
+        e.starts_with("flows[0].kentridge.precedence[1]: \"wifi\" is not a pipe type"),
+        "{e}"
+    );
+    let e = run(json!({"interval": 0}));
+    assert!(
+        e.starts_with("flows[0].kentridge.interval: time 0 is not allowed; must be > 0 s"),
+        "{e}"
+    );
+    let e = run(json!({"intervall": 1}));
+    assert!(
+        e.starts_with("flows[0].kentridge.intervall: unknown field; allowed: interval, kb"),
+        "{e}"
+    );
+    // a user's CSV file by path
+    let dir = std::env::temp_dir().join(format!("tcplab-kr-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("kb.csv");
+    std::fs::write(
+        &path,
+        "adaptation,pipe_types,capabilities,advantages,shortcomings,cc_params\nreno,lfn;bogus,,,,\n",
+    )
+    .unwrap();
+    let e = run(json!({"kb": path.to_str().unwrap()}));
+    assert!(
+        e.contains("kb.csv: line 2: pipe_types: \"bogus\" is not a pipe type"),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn reordering(reorder: Value, timestamps: bool) -> String {
+    json!({
+        "sim": {"duration": 20.0, "sample_interval": "1s"},
+        "nodes": [{"name": "a"}, {"name": "r", "kind": "router"}, {"name": "b"}],
+        "links": [
+            {"a": "a", "b": "r", "rate": "1Gbps", "delay": "1ms", "queue": 100000},
+            {"a": "r", "b": "b", "rate": "10Mbps", "delay": "10ms", "queue": 100, "reorder_ab": reorder}
+        ],
+        "flows": [{"src": "a", "dst": "b", "cc": "reno", "tcp": {"timestamps": timestamps},
+                   "kentridge": {"interval": "1s"}}]
+    })
+    .to_string()
+}
+
+#[test]
+fn a_reordering_link_is_a_reorder_network() {
+    // 0.5 % of the data packets arrive 5 ms late: about six later ones overtake each.
+    let out = api::run(&reordering(json!({"prob": 0.005, "delay": "5ms"}), true), 3).unwrap();
+    let rows = kr_rows(&out);
+    let reorder: Vec<_> = rows.iter().filter(|r| r.1 == "pipe_type" && r.2 == 1.0).collect();
+    assert!(!reorder.is_empty(), "{rows:?}");
+    assert!(reorder[0].3.starts_with("reorder (rule 1; was "), "{rows:?}");
+    // the knowledge base's reorder row is NewReno: the agent switches from Reno and says why
+    assert!(
+        rows.iter().any(|r| r.1 == "kr_switch"
+            && r.3
+                .starts_with("reno -> newreno: pipe reorder (rule 1): kb row 8 newreno")),
+        "{rows:?}"
+    );
+    // without timestamps Eifel cannot tell: the spurious retransmissions look like losses
+    // on an empty queue (corruption), and the pipe is called lossy instead
+    let out = api::run(&reordering(json!({"prob": 0.005, "delay": "5ms"}), false), 3).unwrap();
+    let rows = kr_rows(&out);
+    assert!(!rows.iter().any(|r| r.1 == "pipe_type" && r.2 == 1.0), "{rows:?}");
+}
+
+#[test]
+fn reordering_is_validated() {
+    let run = |r: Value| match api::run(&reordering(r, true), 1) {
+        Err(api::Error::Scenario(m)) => m,
+        other => panic!("{:?}", other.map(|_| ())),
+    };
+    assert_eq!(
+        run(json!({"prob": 1.0, "delay": "5ms"})),
+        "links[1].reorder_ab.prob: 1 is not allowed; must be in (0, 1)"
+    );
+    assert!(run(json!({"prob": 0.1})).starts_with("links[1].reorder_ab.delay: missing"));
+    assert!(run(json!({"prob": 0.1, "delay": 0})).starts_with("links[1].reorder_ab.delay: time 0 is not allowed"));
+    assert_eq!(
+        run(json!({"prob": 0.1, "delay": 1, "jitter": 2})),
+        "links[1].reorder_ab.jitter: unknown field; allowed: prob, delay"
+    );
+    let mut spec: Value = serde_json::from_str(&reordering(json!({"prob": 0.1, "delay": 0.005}), true)).unwrap();
+    spec["links"][1]["queue"] = json!({"type": "codel"});
+    match api::run(&spec.to_string(), 1) {
+        Err(api::Error::Scenario(m)) => assert!(m.starts_with("links[1].reorder: not with a codel queue"), "{m}"),
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+}
+
+#[test]
+fn a_reordering_link_delivers_every_packet_once() {
+    let out = api::run(&reordering(json!({"prob": 0.05, "delay": "3ms"}), true), 4).unwrap();
+    let delivered = out.flows.f64s("delivered_segments")[0];
+    let duplicates = out.flows.f64s("duplicate_segments")[0];
+    assert!(delivered > 5_000.0, "{delivered}");
+    // spurious fast retransmissions arrive twice: the receiver counts the copies
+    assert!(duplicates > 0.0);
+    // the links table counts what each direction held back: about 5 % of what it carried
+    // on the reordering direction, none elsewhere
+    let (held, departures) = (out.links.f64s("reordered"), out.links.f64s("departures"));
+    assert_eq!(held.len(), 4);
+    let share = held[2] / departures[2];
+    assert!((share - 0.05).abs() < 0.01, "{held:?} {departures:?}");
+    assert_eq!((held[0], held[1], held[3]), (0.0, 0.0, 0.0));
+}
+
+#[test]
+fn the_normalised_spec_with_kentridge_and_reordering_is_a_fixed_point() {
+    use tcplab_core::scenario::parse;
+    let mut v: Value = serde_json::from_str(&reordering(json!({"prob": 0.01, "delay": "5ms"}), true)).unwrap();
+    v["flows"][0]["kentridge"] = json!({"interval": "2s", "expectations": ["friendliness"],
+        "thresholds": {"long_rtt": "50ms", "frequent": 5}, "precedence": ["lossy", "lfn"]});
+    v["links"][0]["reorder"] = json!({"prob": 0.2, "delay": 0.001});
+    let s = parse(&v.to_string()).unwrap();
+    let k = s.flows[0].kentridge.as_ref().unwrap();
+    assert_eq!(
+        (k.interval, k.thresholds.long_rtt, k.thresholds.frequent),
+        (2.0, 0.05, 5)
+    );
+    assert_eq!(k.kb_source, "builtin");
+    assert_eq!(k.kb[0].adaptation, "sync_tcp");
+    assert_eq!(s.links[0].reorder_ba.unwrap().delay, 0.001);
+    let again = parse(&serde_json::to_string(&s).unwrap()).unwrap();
+    assert_eq!(s, again);
+    // a spec without either normalises without them
+    let plain = parse(
+        &one_link("10Mbps", "10ms", 100, 0.0, json!({}), 5.0).replace(",\"kentridge\":{\"interval\":\"1s\"}", ""),
+    )
+    .unwrap();
+    let text = serde_json::to_string(&plain).unwrap();
+    assert!(!text.contains("kentridge") && !text.contains("reorder"), "{text}");
+}
+
+#[test]
+fn a_handoff_notification_is_classified_at_once() {
+    // TCP-HO's mobile host reports a completed handoff at 2.35 s; its Bandwidth option
+    // reaches the sender one path delay later, between two periodic classifications.
+    let spec = json!({
+        "sim": {"duration": 5.0, "sample_interval": "1s"},
+        "dumbbell": {"pairs": 1, "bottleneck": {"rate": "2Mbps", "delay": "40ms", "queue": 20},
+                     "access": {"rate": "10Mbps", "delay": "5ms"}},
+        "flows": [{"src": "s0", "dst": "d0", "cc": "tcp_ho", "tcp": {"timestamps": true},
+                   "handoffs": [{"at": 2.35, "bandwidth": "2Mbps"}],
+                   "kentridge": {"interval": "1s"}}]
+    })
+    .to_string();
+    let out = api::run(&spec, 1).unwrap();
+    let rows = kr_rows(&out);
+    let mobile: Vec<_> = rows.iter().filter(|r| r.1 == "pipe_type" && r.2 == 10.0).collect();
+    assert_eq!(mobile.len(), 1, "{rows:?}");
+    let t = mobile[0].0;
+    assert!(
+        t > 2.35 && t < 2.5,
+        "classified at {t}, not at the notification: {rows:?}"
+    );
+    // the knowledge base's mobile row is TCP-HO, which runs already (the flow has handoffs,
+    // so the peer offers the capability)
+    let next = rows.iter().find(|r| r.0 == t && r.1.starts_with("kr_")).unwrap();
+    assert_eq!(next.1, "kr_keep", "{rows:?}");
+    assert!(
+        next.3
+            .starts_with("tcp_ho stays: pipe mobile (rule 10): kb row 5 tcp_ho"),
+        "{rows:?}"
+    );
+    // the notification stays within the window: the periodic readings keep the type
+    let (times, p) = (out.flow_ts.f64s("time"), out.flow_ts.f64s("pipe_type"));
+    for (ti, pi) in times.iter().zip(&p) {
+        if *ti > 2.5 {
+            assert_eq!(*pi, 9.0, "t = {ti}");
+        }
+    }
+}
+
+#[test]
+fn a_thin_ack_path_is_an_asymmetry_network() {
+    // 10 Mb/s forward; the reverse direction slowed to 64 kb/s from the start with a
+    // 5-packet queue: most ACKs are dropped, each that arrives covers several segments.
+    let spec = json!({
+        "sim": {"duration": 10.0, "sample_interval": "1s"},
+        "nodes": [{"name": "a"}, {"name": "r", "kind": "router"}, {"name": "b"}],
+        "links": [
+            {"a": "a", "b": "r", "rate": "100Mbps", "delay": "1ms", "queue": 1000},
+            {"a": "r", "b": "b", "rate": "10Mbps", "delay": "20ms", "queue": 100, "queue_ba": 5}
+        ],
+        "link_changes": [{"link": "r-b", "direction": "ba", "at": 0, "rate": "64kbps"}],
+        "flows": [{"src": "a", "dst": "b", "cc": "newreno", "tcp": {"timestamps": true},
+                   "kentridge": {"interval": "1s"}}]
+    })
+    .to_string();
+    let out = api::run(&spec, 1).unwrap();
+    let rows = kr_rows(&out);
+    assert!(
+        rows.iter()
+            .any(|r| r.1 == "pipe_type" && r.2 == 11.0 && r.3.starts_with("asymmetry (rule 11; was ")),
+        "{rows:?}"
+    );
+    // the ratio is read over the window, not per period: no flapping
+    assert_eq!(rows.iter().filter(|r| r.1 == "pipe_type").count(), 1, "{rows:?}");
+    // the same path with the reverse direction at 10 Mb/s is not
+    let sym = spec.replace("\"rate\":\"64kbps\"", "\"rate\":\"10Mbps\"");
+    assert_ne!(sym, spec);
+    let rows = kr_rows(&api::run(&sym, 1).unwrap());
+    assert!(!rows.iter().any(|r| r.2 == 11.0), "{rows:?}");
+}
