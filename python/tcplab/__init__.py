@@ -3,14 +3,15 @@
 A deterministic packet-level simulator (Rust core) with pluggable congestion control, driven
 from Python. Start with :func:`run` and :class:`Scenario`.
 """
-from tcplab._core import ScenarioError, SimulationError, algorithms
+from tcplab._core import PluginError, ScenarioError, SimulationError, algorithms
 from tcplab.outdir import OutputError, OutputRefused
+from tcplab.plugins import register_algorithm, unregister_algorithm
 from tcplab.scenario import Scenario, load_scenario, normalise
 
 # `run` and `Results` are imported on first use; they import pandas (about half a second
 # and 100 MB) only when a table is made into a DataFrame, so that `tcplab run`, scenario
 # checking and the command line's other commands start without it.
-_LAZY = {"run": "tcplab.results", "Results": "tcplab.results"}
+_LAZY = {"run": "tcplab.results", "Results": "tcplab.results", "Simulation": "tcplab.simulation"}
 
 
 def __getattr__(name: str):
@@ -30,13 +31,17 @@ def __dir__():
 __all__ = [
     "OutputError",
     "OutputRefused",
+    "PluginError",
     "Results",
     "Scenario",
+    "Simulation",
     "ScenarioError",
     "SimulationError",
     "algorithms",
     "load_scenario",
     "normalise",
+    "register_algorithm",
     "run",
+    "unregister_algorithm",
 ]
 __version__ = "0.1.0"

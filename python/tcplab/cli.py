@@ -214,6 +214,12 @@ def cmd_run(args) -> int:
     return 0
 
 
+def cmd_console(args) -> int:
+    from tcplab import console
+
+    return console.main(args.scenario, seed=args.seed)
+
+
 def cmd_validate(args) -> int:
     import json
 
@@ -292,6 +298,12 @@ def parser() -> argparse.ArgumentParser:
                    help="write into an existing directory tcplab did not write (files with tcplab's "
                         "output names are replaced, nothing else is touched)")
     r.set_defaults(func=cmd_run)
+
+    c = sub.add_parser("console", help="run a scenario interactively: run to a time, view and switch "
+                                       "connections' algorithms, save the results")
+    c.add_argument("scenario", help="scenario TOML file")
+    c.add_argument("--seed", type=int, default=None, help="master seed (default: the spec's sim.seed, else 1)")
+    c.set_defaults(func=cmd_console)
 
     v = sub.add_parser("validate", help="check a scenario and print it with every default filled in")
     v.add_argument("scenario")

@@ -296,6 +296,22 @@ def run(spec: Any, seed: int | None = None, wall_limit: float | None = None,
     positive values of column ``busiest``.
     """
     d = as_spec(spec)
+    seed = run_seed(d, seed)
+    if previews and not lazy:
+        raise ValueError("previews: only for a lazy run (lazy=True)")
+    callback = print_progress if progress is True else (progress or None)
+    if lazy:
+        out = _core.run(to_json(d), seed, wall_limit, callback, output="parquet", previews=previews)
+    else:
+        out = _core.run(to_json(d), seed, wall_limit, callback)
+    if progress is True:
+        sys.stderr.write("\n")
+    return results_from_output(out, lazy)
+
+
+def run_seed(d: dict, seed: Any) -> int:
+    """The master seed of a run of spec ``d``: ``seed``, or the spec's ``sim.seed`` (1 if
+    absent); anything but an integer in [0, 2^64) is a :class:`tcplab.ScenarioError`."""
     field_name = "seed"
     if seed is None:
         sim = d.get("sim")
@@ -307,15 +323,12 @@ def run(spec: Any, seed: int | None = None, wall_limit: float | None = None,
         seed = operator.index(seed)
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0 or seed >= 2**64:
         raise _core.ScenarioError(f"{field_name}: {seed!r} is not allowed; must be an integer in [0, 2^64)")
-    if previews and not lazy:
-        raise ValueError("previews: only for a lazy run (lazy=True)")
-    callback = print_progress if progress is True else (progress or None)
-    if lazy:
-        out = _core.run(to_json(d), seed, wall_limit, callback, output="parquet", previews=previews)
-    else:
-        out = _core.run(to_json(d), seed, wall_limit, callback)
-    if progress is True:
-        sys.stderr.write("\n")
+    return seed
+
+
+def results_from_output(out: dict, lazy: bool) -> Results:
+    """The :class:`Results` of the dict the core returns for a run (``_core.run``, or a
+    stepped simulation's ``finish``), with ``output="parquet"`` when ``lazy``."""
     summary, pcaps = out.pop("summary"), dict(out.pop("pcaps"))
     if not lazy:
         return Results(summary=summary, pcaps=pcaps, **{name: _frame(out.pop(name)) for name in TABLES})

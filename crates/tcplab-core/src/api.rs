@@ -169,41 +169,139 @@ pub fn run_with_progress(
     wall_limit: Option<f64>,
     mut progress: Option<&mut dyn FnMut(f64, f64, u64) -> bool>,
 ) -> Result<RunOutput, Error> {
-    let t0 = Instant::now();
-    let spec = scenario::parse(spec_json).map_err(|e| Error::Scenario(e.0))?;
     let setup_progress = progress
         .as_mut()
         .map(|p| &mut **p as &mut dyn FnMut(f64, f64, u64) -> bool);
-    let mut world = World::new_observed(spec, seed, setup_progress)?;
-    let t1 = Instant::now();
-    world.run_observed(wall_limit, progress).map_err(Error::Simulation)?;
-    let t2 = Instant::now();
-    world.check_invariants().map_err(Error::Simulation)?;
-    let mut summary = serde_json::json!({
-        "seed": seed,
-        "duration": world.spec().sim.duration,
-        "events": world.events(),
-        "setup_seconds": (t1 - t0).as_secs_f64(),
-        "loop_seconds": (t2 - t1).as_secs_f64(),
-        "packets_forwarded": world.packets_forwarded(),
-        "version": env!("CARGO_PKG_VERSION"),
-    });
-    let fields = summary.as_object_mut().expect("an object");
-    fields.extend(spec_fields(world.spec(), spec_json)?);
-    let out = world.into_output();
-    Ok(RunOutput {
-        flows: out.flows,
-        links: out.links,
-        flow_ts: out.flow_ts,
-        link_ts: out.link_ts,
-        events: out.events,
-        lans: out.lans,
-        parallel_intervals: out.parallel_intervals,
-        generators: out.generators,
-        drops: out.drops,
-        pcaps: out.pcaps,
-        summary_json: summary.to_string(),
-    })
+    Session::new(spec_json, seed, setup_progress)?.finish(wall_limit, progress)
+}
+
+/// A simulation run in steps (the KentRidge console, `tcplab.Simulation`): the world a
+/// whole run builds, driven to chosen times, looked at and changed between the steps, and
+/// finished into the output a whole run gives. [`run_with_progress`] is a session run to
+/// its end at once, so steps to the end give the same tables as one run, bit for bit.
+pub struct Session<'s> {
+    spec_json: std::borrow::Cow<'s, str>,
+    world: World,
+    setup_seconds: f64,
+    loop_seconds: f64,
+}
+
+impl<'s> Session<'s> {
+    /// Validate `spec_json` and build its world (`progress` as for [`run_with_progress`]
+    /// during the set-up).
+    pub fn new(
+        spec_json: impl Into<std::borrow::Cow<'s, str>>,
+        seed: u64,
+        progress: Option<&mut dyn FnMut(f64, f64, u64) -> bool>,
+    ) -> Result<Session<'s>, Error> {
+        let t0 = Instant::now();
+        let spec_json = spec_json.into();
+        let spec = scenario::parse(&spec_json).map_err(|e| Error::Scenario(e.0))?;
+        let world = World::new_observed(spec, seed, progress)?;
+        Ok(Session {
+            spec_json,
+            world,
+            setup_seconds: t0.elapsed().as_secs_f64(),
+            loop_seconds: 0.0,
+        })
+    }
+
+    /// Simulated seconds reached so far.
+    pub fn now(&self) -> f64 {
+        self.world.now_secs()
+    }
+
+    /// The run's duration (seconds).
+    pub fn duration(&self) -> f64 {
+        self.world.spec().sim.duration
+    }
+
+    /// Events processed so far.
+    pub fn events(&self) -> u64 {
+        self.world.events()
+    }
+
+    /// Run to simulated time `until` (seconds): every event before it is processed, those
+    /// at `until` itself come with the next step (so a switch made now acts before them, as
+    /// a scheduled one at `until` does). Time only moves forward and stops at the duration:
+    /// anything else is a `Scenario` error naming `until`.
+    pub fn run_until(
+        &mut self,
+        until: f64,
+        wall_limit: Option<f64>,
+        progress: Option<&mut dyn FnMut(f64, f64, u64) -> bool>,
+    ) -> Result<(), Error> {
+        let (now, end) = (self.now(), self.duration());
+        if until.is_nan() || until < now || until > end {
+            return Err(Error::Scenario(format!(
+                "until: {until} s is not allowed; must be between the current time {now} s and the run's duration {end} s"
+            )));
+        }
+        let t = Instant::now();
+        let r = self.world.run_until(crate::sim::secs(until), wall_limit, progress);
+        self.loop_seconds += t.elapsed().as_secs_f64();
+        r.map_err(Error::Simulation)
+    }
+
+    /// The live TCP connections now, one row each (see [`World::connections`]).
+    pub fn connections(&self) -> Table {
+        self.world.connections()
+    }
+
+    /// The flow id of the live TCP connection `conn` (a flow name or a 4-tuple
+    /// `src:sport-dst:dport`); a `Scenario` error naming `connection` otherwise.
+    pub fn find(&self, conn: &str) -> Result<u32, Error> {
+        self.world.find_connection(conn).map_err(Error::Scenario)
+    }
+
+    /// Switch the connection `conn` (a flow name or a 4-tuple `src:sport-dst:dport`) to
+    /// algorithm `algorithm` now; returns the flow id and the algorithm's canonical name.
+    /// An unknown connection or algorithm is a `Scenario` error naming the field.
+    pub fn switch(&mut self, conn: &str, algorithm: &str) -> Result<(u32, &'static str), Error> {
+        let f = self.world.find_connection(conn).map_err(Error::Scenario)?;
+        let name = self.world.switch_connection(f, algorithm).map_err(Error::Scenario)?;
+        Ok((f, name))
+    }
+
+    /// Run to the end and collect the output, as [`run_with_progress`] does.
+    pub fn finish(
+        mut self,
+        wall_limit: Option<f64>,
+        progress: Option<&mut dyn FnMut(f64, f64, u64) -> bool>,
+    ) -> Result<RunOutput, Error> {
+        let t1 = Instant::now();
+        self.world
+            .run_observed(wall_limit, progress)
+            .map_err(Error::Simulation)?;
+        let loop_seconds = self.loop_seconds + t1.elapsed().as_secs_f64();
+        let world = self.world;
+        world.check_invariants().map_err(Error::Simulation)?;
+        let mut summary = serde_json::json!({
+            "seed": world.seed(),
+            "duration": world.spec().sim.duration,
+            "events": world.events(),
+            "setup_seconds": self.setup_seconds,
+            "loop_seconds": loop_seconds,
+            "packets_forwarded": world.packets_forwarded(),
+            "version": env!("CARGO_PKG_VERSION"),
+        });
+        let fields = summary.as_object_mut().expect("an object");
+        fields.extend(spec_fields(world.spec(), &self.spec_json)?);
+        let out = world.into_output();
+        Ok(RunOutput {
+            flows: out.flows,
+            links: out.links,
+            flow_ts: out.flow_ts,
+            link_ts: out.link_ts,
+            events: out.events,
+            lans: out.lans,
+            parallel_intervals: out.parallel_intervals,
+            generators: out.generators,
+            drops: out.drops,
+            pcaps: out.pcaps,
+            summary_json: summary.to_string(),
+        })
+    }
 }
 
 /// Above this size (bytes of JSON) the normalised spec is not embedded in the summary.

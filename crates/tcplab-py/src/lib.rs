@@ -1,6 +1,7 @@
 //! The Python extension `tcplab._core`: thin bindings over `tcplab_core::api`.
 #![allow(unexpected_cfgs)] // pyo3 0.22 macros test a cfg this crate does not declare
 mod parquet_output;
+mod plugin;
 
 use parquet_output::PreviewRequest;
 use pyo3::create_exception;
@@ -20,12 +21,29 @@ create_exception!(
 );
 create_exception!(
     _core,
+    PluginError,
+    ScenarioError,
+    "A Python congestion-control plug-in failed; the message names it, the hook and the exception."
+);
+create_exception!(
+    _core,
     SimulationError,
     PyRuntimeError,
     "The simulation failed internally (a bug in tcplab)."
 );
 
 fn to_py_err(e: api::Error) -> PyErr {
+    // A plug-in's failure ended the run: its own error (KeyboardInterrupt as it is).
+    if let Some(f) = plugin::take_failure() {
+        PLUGIN_FAILED.with(|c| c.set(true));
+        return Python::with_gil(|py| {
+            if f.error.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) {
+                f.error
+            } else {
+                PluginError::new_err(f.message)
+            }
+        });
+    }
     match e {
         api::Error::Scenario(m) => ScenarioError::new_err(m),
         api::Error::Simulation(m) => SimulationError::new_err(m),
@@ -33,6 +51,9 @@ fn to_py_err(e: api::Error) -> PyErr {
 }
 
 thread_local! {
+    /// Set when a plug-in's failure (which stops the world in the middle of an event) was
+    /// reported on this thread; a stepped session reads and clears it.
+    static PLUGIN_FAILED: Cell<bool> = const { Cell::new(false) };
     /// True while this thread runs inside `guarded`: a panic there is reported through the
     /// Python exception, so the panic hook stays silent.
     static IN_GUARD: Cell<bool> = const { Cell::new(false) };
@@ -65,6 +86,10 @@ fn guarded<T>(f: impl FnOnce() -> Result<T, api::Error> + std::panic::UnwindSafe
     IN_GUARD.with(|g| g.set(outer));
     match result {
         Ok(r) => r,
+        Err(payload) if payload.is::<plugin::PluginAbort>() => {
+            PANIC_LOCATION.with(|p| p.borrow_mut().take());
+            Err(api::Error::Scenario("a plug-in failed".into()))
+        }
         Err(payload) => {
             let msg = payload
                 .downcast_ref::<String>()
@@ -167,28 +192,28 @@ fn run(
     output: &str,
     previews: Option<HashMap<String, PreviewRequest>>,
 ) -> PyResult<Py<PyDict>> {
-    let parquet = match output {
-        "numpy" => false,
-        "parquet" => true,
-        _ => {
-            return Err(PyValueError::new_err(format!(
-                "output: {output:?}; allowed: numpy, parquet"
-            )))
-        }
-    };
     let previews = previews.unwrap_or_default();
-    if let Some(name) = previews.keys().find(|n| !TABLES.contains(&n.as_str())) {
-        return Err(PyValueError::new_err(format!("previews: no table {name:?}")));
-    }
-    if !parquet && !previews.is_empty() {
-        return Err(PyValueError::new_err("previews: only with output=\"parquet\""));
-    }
+    let parquet = output_kind(output, &previews)?;
+    let out = drive(py, &progress, |report| {
+        api::run_with_progress(&spec_json, seed, wall_limit, Some(report))
+    })?;
+    output_dict(py, out, parquet, &previews)
+}
+
+/// Run `work` without the GIL, guarded, with a progress reporter that checks for signals
+/// (Ctrl-C) and calls `progress`; an exception of either, or a plug-in's failure, is
+/// what the call raises.
+fn drive<T: Send>(
+    py: Python<'_>,
+    progress: &Option<PyObject>,
+    work: impl FnOnce(&mut dyn FnMut(f64, f64, u64) -> bool) -> Result<T, api::Error> + Send,
+) -> PyResult<T> {
     let mut raised: Option<PyErr> = None;
     let result = py.allow_threads(|| {
         guarded(std::panic::AssertUnwindSafe(|| {
             let mut report = |now: f64, end: f64, events: u64| -> bool {
                 Python::with_gil(|py| {
-                    let outcome = py.check_signals().and_then(|_| match &progress {
+                    let outcome = py.check_signals().and_then(|_| match progress {
                         Some(cb) => cb.call1(py, (now, end, events)).map(|_| ()),
                         None => Ok(()),
                     });
@@ -201,13 +226,43 @@ fn run(
                     }
                 })
             };
-            api::run_with_progress(&spec_json, seed, wall_limit, Some(&mut report))
+            work(&mut report)
         }))
     });
     if let Some(e) = raised {
+        plugin::take_failure();
         return Err(e);
     }
-    let out = result.map_err(to_py_err)?;
+    result.map_err(to_py_err)
+}
+
+/// Parse `output` and `previews` as `run` takes them.
+fn output_kind(output: &str, previews: &HashMap<String, PreviewRequest>) -> PyResult<bool> {
+    let parquet = match output {
+        "numpy" => false,
+        "parquet" => true,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "output: {output:?}; allowed: numpy, parquet"
+            )))
+        }
+    };
+    if let Some(name) = previews.keys().find(|n| !TABLES.contains(&n.as_str())) {
+        return Err(PyValueError::new_err(format!("previews: no table {name:?}")));
+    }
+    if !parquet && !previews.is_empty() {
+        return Err(PyValueError::new_err("previews: only with output=\"parquet\""));
+    }
+    Ok(parquet)
+}
+
+/// A run's output as the dict `run` returns.
+fn output_dict(
+    py: Python<'_>,
+    out: api::RunOutput,
+    parquet: bool,
+    previews: &HashMap<String, PreviewRequest>,
+) -> PyResult<Py<PyDict>> {
     let api::RunOutput {
         flows,
         links,
@@ -260,6 +315,134 @@ fn run(
     let summary = py.import_bound("json")?.call_method1("loads", (summary_json,))?;
     d.set_item("summary", summary)?;
     Ok(d.unbind())
+}
+
+/// A simulation run in steps (`tcplab.Simulation` wraps it): built like `run` builds one,
+/// driven to chosen times, looked at and switched between steps, and finished into the
+/// dict `run` returns. After a failure (a plug-in's, the simulation's) it is closed; after
+/// an interrupt it goes on from the event it stopped at.
+#[pyclass(module = "tcplab._core")]
+struct Session {
+    inner: Option<api::Session<'static>>,
+    closed: Option<String>,
+}
+
+impl Session {
+    fn live(&mut self) -> PyResult<&mut api::Session<'static>> {
+        match self.inner.as_mut() {
+            Some(s) => Ok(s),
+            None => Err(PyRuntimeError::new_err(format!(
+                "the simulation is closed ({}); start a new one",
+                self.closed.as_deref().unwrap_or("finished")
+            ))),
+        }
+    }
+
+    /// Run `work` on the session as `drive` runs work; any failure closes the session (its
+    /// world may be half-way through an event).
+    fn step<T: Send>(
+        &mut self,
+        py: Python<'_>,
+        progress: &Option<PyObject>,
+        work: impl FnOnce(&mut api::Session<'static>, &mut dyn FnMut(f64, f64, u64) -> bool) -> Result<T, api::Error> + Send,
+    ) -> PyResult<T> {
+        let session = self.live()?;
+        PLUGIN_FAILED.with(|c| c.set(false));
+        let r = drive(py, progress, |report| work(session, report));
+        if let Err(e) = &r {
+            let mid_event = PLUGIN_FAILED.with(|c| c.replace(false));
+            // Bad input changes nothing; an interrupt (Ctrl-C, a progress callback that
+            // raised) stops the loop between two events, so the world can go on from there.
+            let bad_input = e.is_instance_of::<ScenarioError>(py) && !e.is_instance_of::<PluginError>(py);
+            let between_events = e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py)
+                || (!e.is_instance_of::<ScenarioError>(py) && !e.is_instance_of::<SimulationError>(py));
+            if mid_event || (!bad_input && !between_events) {
+                self.inner = None;
+                self.closed = Some(format!("it stopped: {}", e.value_bound(py)));
+            }
+        }
+        r
+    }
+}
+
+#[pymethods]
+impl Session {
+    #[new]
+    #[pyo3(signature = (spec_json, seed, progress=None))]
+    fn new(py: Python<'_>, spec_json: String, seed: u64, progress: Option<PyObject>) -> PyResult<Session> {
+        let s = drive(py, &progress, |report| api::Session::new(spec_json, seed, Some(report)))?;
+        Ok(Session {
+            inner: Some(s),
+            closed: None,
+        })
+    }
+
+    /// Simulated seconds reached.
+    #[getter]
+    fn now(&mut self) -> PyResult<f64> {
+        Ok(self.live()?.now())
+    }
+
+    /// The run's duration, seconds.
+    #[getter]
+    fn duration(&mut self) -> PyResult<f64> {
+        Ok(self.live()?.duration())
+    }
+
+    /// Events processed so far.
+    #[getter]
+    fn events(&mut self) -> PyResult<u64> {
+        Ok(self.live()?.events())
+    }
+
+    /// Run to `until` seconds (events before it; those at `until` come with the next step).
+    #[pyo3(signature = (until, wall_limit=None, progress=None))]
+    fn run_until(
+        &mut self,
+        py: Python<'_>,
+        until: f64,
+        wall_limit: Option<f64>,
+        progress: Option<PyObject>,
+    ) -> PyResult<()> {
+        self.step(py, &progress, |s, report| s.run_until(until, wall_limit, Some(report)))
+    }
+
+    /// The live TCP connections: a dict of columns (numpy arrays, lists of str).
+    fn connections<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let table = self.live()?.connections();
+        table_to_dict(py, &py.import_bound("numpy")?, table)
+    }
+
+    /// The flow id of connection `conn` (flow name or 4-tuple `src:sport-dst:dport`).
+    fn find(&mut self, conn: String) -> PyResult<u32> {
+        self.live()?.find(&conn).map_err(to_py_err)
+    }
+
+    /// Switch connection `conn` (flow name or 4-tuple) to `algorithm` now: (flow id, name).
+    fn switch(&mut self, py: Python<'_>, conn: String, algorithm: String) -> PyResult<(u32, &'static str)> {
+        self.step(py, &None, |s, _| s.switch(&conn, &algorithm))
+    }
+
+    /// Run to the end and return what `run` returns; the session is closed after.
+    #[pyo3(signature = (wall_limit=None, progress=None, output="numpy", previews=None))]
+    fn finish(
+        &mut self,
+        py: Python<'_>,
+        wall_limit: Option<f64>,
+        progress: Option<PyObject>,
+        output: &str,
+        previews: Option<HashMap<String, PreviewRequest>>,
+    ) -> PyResult<Py<PyDict>> {
+        let previews = previews.unwrap_or_default();
+        let parquet = output_kind(output, &previews)?;
+        let session = match self.inner.take() {
+            Some(s) => s,
+            None => return self.live().map(|_| unreachable!()),
+        };
+        self.closed = Some("finished".into());
+        let out = drive(py, &progress, |report| session.finish(wall_limit, Some(report)))?;
+        output_dict(py, out, parquet, &previews)
+    }
 }
 
 /// The bytes of a Parquet file holding `columns` (name -> `("f64" | "u64" | "str", values)`),
@@ -339,6 +522,11 @@ fn _panic_in_core(py: Python<'_>, message: String) -> PyResult<()> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     install_panic_hook();
+    // Names the core does not know may be Python plug-ins (only runs that use one come here).
+    tcplab_core::cc::set_external_factory(plugin::factory, plugin::ALLOWED);
+    m.add_class::<Session>()?;
+    m.add_class::<plugin::PyCcState>()?;
+    m.add_class::<plugin::PyAck>()?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
@@ -347,6 +535,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_parquet_table, m)?)?;
     m.add("ScenarioError", m.py().get_type_bound::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type_bound::<SimulationError>())?;
+    m.add("PluginError", m.py().get_type_bound::<PluginError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // The sources this extension was built from: results of different builds never share a key.
     m.add(

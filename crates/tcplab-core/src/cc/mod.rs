@@ -452,17 +452,42 @@ pub fn names() -> Vec<&'static str> {
     REGISTRY.iter().map(|(n, _)| *n).collect()
 }
 
+/// Makes the algorithms of names the registry does not know (the Python extension's
+/// plug-ins, `python:module:Class`): `None` when the name is not one of its own, else the
+/// algorithm or why it cannot be made. The core knows nothing of Python.
+pub type ExternalFactory = fn(&str, &Params) -> Option<Result<Box<dyn CongestionControl>, String>>;
+
+static EXTERNAL: std::sync::OnceLock<(ExternalFactory, &'static str)> = std::sync::OnceLock::new();
+
+/// Install the factory for names outside the registry (once per process; false if one is
+/// installed already). `allowed` is added to the error for an unknown name (what else the
+/// factory accepts).
+pub fn set_external_factory(factory: ExternalFactory, allowed: &'static str) -> bool {
+    EXTERNAL.set((factory, allowed)).is_ok()
+}
+
 /// Create the algorithm `name` with `params`; the error says what is allowed. Names joined by
-/// '+' combine the sender-side modifications (e.g. "rfs+wpp+esse").
+/// '+' combine the sender-side modifications (e.g. "rfs+wpp+esse"); names the registry does
+/// not know go to the external factory, if one is installed.
 pub fn create(name: &str, params: &Params) -> Result<Box<dyn CongestionControl>, String> {
     match REGISTRY.iter().find(|(n, _)| *n == name) {
         Some((_, make)) => make(params),
         None if name.contains('+') => sender_side_mods::SenderSideMods::create(name, params),
-        None => Err(format!(
-            "unknown congestion-control algorithm {name:?}; allowed: {} (and combinations of {} joined by '+')",
-            names().join(", "),
-            sender_side_mods::MODIFICATIONS.join(", ")
-        )),
+        None => {
+            if let Some((factory, _)) = EXTERNAL.get() {
+                if let Some(made) = factory(name, params) {
+                    return made;
+                }
+            }
+            let more = EXTERNAL
+                .get()
+                .map_or(String::new(), |(_, allowed)| format!(", or {allowed}"));
+            Err(format!(
+                "unknown congestion-control algorithm {name:?}; allowed: {} (and combinations of {} joined by '+'{more})",
+                names().join(", "),
+                sender_side_mods::MODIFICATIONS.join(", ")
+            ))
+        }
     }
 }
 

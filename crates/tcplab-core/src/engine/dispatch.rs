@@ -39,6 +39,15 @@ impl Dispatch for Components {
             Ev::Traffic(e) => self.on_traffic(k, now, e),
             Ev::Observe(e) => self.obs.handle(now, e, k, &self.tcp.flows, &mut self.net.links),
         }
+        self.after_event(k);
+    }
+}
+
+impl Components {
+    /// What follows every event (and a manual switch, `inspect.rs`): packets offered to
+    /// hops captured at their entry go into their captures; quiet flows retire.
+    #[inline(always)]
+    pub(super) fn after_event(&mut self, k: &mut Kernel) {
         if self.net.entry_tap.as_ref().is_some_and(|t| !t.offered.is_empty()) {
             self.record_entries(k);
         }

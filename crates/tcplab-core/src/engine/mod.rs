@@ -6,12 +6,14 @@
 //! observations → tables (`observe/`).
 mod build;
 mod dispatch;
+mod inspect;
 
 use crate::api::{Error, Table};
 use crate::observe;
 use crate::scenario::Spec;
 use crate::sim::{Kernel, Reporter};
 pub use dispatch::Components;
+pub use inspect::{intern, sport, DPORT, UNCLASSIFIED};
 
 /// Every table of a run and its packet captures ([`World::into_output`]).
 pub struct Output {

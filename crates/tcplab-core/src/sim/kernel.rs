@@ -47,10 +47,24 @@ impl Kernel {
         wall_limit: Option<f64>,
         progress: Option<&mut dyn FnMut(f64, f64, u64) -> bool>,
     ) -> Result<(), String> {
+        self.run_until(d, self.end, wall_limit, progress)
+    }
+
+    /// Process the events up to `until` (inclusive; never beyond the run's end) and move
+    /// the clock there: running in steps is running once, event for event. Progress, limit
+    /// and interrupt as for [`Kernel::run`] (the wall clock counts from this call).
+    pub fn run_until(
+        &mut self,
+        d: &mut impl Dispatch,
+        until: Time,
+        wall_limit: Option<f64>,
+        progress: Option<&mut dyn FnMut(f64, f64, u64) -> bool>,
+    ) -> Result<(), String> {
+        let until = until.min(self.end);
         let mut reporter = Reporter::new(progress);
         let start = reporter.start;
         let mut n: u32 = 0;
-        while let Some((now, ev)) = self.q.pop_until(self.horizon) {
+        while let Some((now, ev)) = self.q.pop_until(self.horizon.min(until)) {
             d.dispatch(self, now, ev);
             n = n.wrapping_add(1);
             if !n.is_multiple_of(65_536) || (wall_limit.is_none() && reporter.progress.is_none()) {
@@ -71,7 +85,7 @@ impl Kernel {
         if let Some(why) = self.failure.take() {
             return Err(why);
         }
-        self.q.advance_to(self.end);
+        self.q.advance_to(until);
         Ok(())
     }
 }

@@ -21,7 +21,7 @@ impl Key {
     }
 }
 
-/// Events further ahead than this go to the far heap.
+/// Events further ahead than this go to the far calendar.
 const NEAR: Time = 50_000_000;
 
 /// A binary min-heap of entries by key (keys are unique, so the order is total).
@@ -193,6 +193,110 @@ impl<E: Copy> SortedRing<E> {
     }
 }
 
+/// Far events fall into slots of 2^SLOT_SHIFT ns (about 4.2 ms)...
+const SLOT_SHIFT: u32 = 22;
+/// ...kept in this many buckets (a horizon of about 4.3 s, beyond a SYN's 3-s timer); later
+/// ones wait in a heap.
+const BUCKETS: u64 = 1024;
+
+/// The far events (mostly retransmission timers, thousands of them with a web load): a
+/// calendar of buckets, one per slot of time, whose next slot is sorted into `due` when
+/// the simulation reaches it. A push is a `Vec::push` and a pop takes the end of `due`,
+/// where a heap of every pending timer cost a sift through a dozen cold levels per pop.
+/// The order is the keys' own, as with a heap: `due` is sorted, and a slot is moved only
+/// when nothing before its start is left anywhere else.
+struct FarCalendar<E> {
+    buckets: Vec<Vec<Entry<E>>>,
+    /// The first slot whose events have not been moved to `due`.
+    next_slot: u64,
+    /// Events of the slots before `next_slot`, latest first (pops take the end).
+    due: Vec<Entry<E>>,
+    /// Events in `buckets`.
+    in_buckets: usize,
+    /// Events of slots `next_slot + BUCKETS` and later.
+    beyond: MinHeap<E>,
+}
+
+impl<E: Copy> FarCalendar<E> {
+    fn new() -> Self {
+        FarCalendar {
+            buckets: Vec::new(),
+            next_slot: 0,
+            due: Vec::new(),
+            in_buckets: 0,
+            beyond: MinHeap::new(),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.due.len() + self.in_buckets + self.beyond.data.len()
+    }
+
+    #[inline]
+    fn push(&mut self, e: Entry<E>) {
+        let slot = e.key.time() >> SLOT_SHIFT;
+        if slot < self.next_slot {
+            // A slot already sorted (the simulation jumped to it over empty slots).
+            let at = self.due.partition_point(|d| d.key > e.key);
+            self.due.insert(at, e);
+        } else if slot - self.next_slot < BUCKETS {
+            if self.buckets.is_empty() {
+                self.buckets.resize_with(BUCKETS as usize, Vec::new);
+            }
+            self.buckets[(slot % BUCKETS) as usize].push(e);
+            self.in_buckets += 1;
+        } else {
+            self.beyond.push(e);
+        }
+    }
+
+    /// The first far event's key if it may come before `bound` (`Key::LAST` otherwise):
+    /// slots are sorted in only as far as that takes.
+    #[inline]
+    fn first_key(&mut self, bound: Key) -> Key {
+        loop {
+            if let Some(e) = self.due.last() {
+                return e.key;
+            }
+            if self.in_buckets == 0 && self.beyond.data.is_empty() {
+                return Key::LAST;
+            }
+            if self.in_buckets == 0 {
+                // Nothing in the buckets: straight to the slot of the first later event.
+                self.next_slot = self.next_slot.max(self.beyond.first_key().time() >> SLOT_SHIFT);
+            }
+            if (self.next_slot << SLOT_SHIFT) > bound.time() {
+                return Key::LAST;
+            }
+            self.sort_in_next_slot();
+        }
+    }
+
+    /// Move the events of slot `next_slot` (from its bucket, and from `beyond` those that
+    /// were further than the buckets reached when they came) to `due`, in order.
+    #[cold]
+    fn sort_in_next_slot(&mut self) {
+        let slot = self.next_slot;
+        if !self.buckets.is_empty() {
+            let bucket = &mut self.buckets[(slot % BUCKETS) as usize];
+            self.in_buckets -= bucket.len();
+            // The bucket's storage becomes `due`'s (both keep their capacity).
+            std::mem::swap(&mut self.due, bucket);
+        }
+        while self.beyond.first_key().time() >> SLOT_SHIFT == slot {
+            self.due.push(self.beyond.data[0]);
+            self.beyond.remove_first();
+        }
+        self.due.sort_unstable_by(|a, b| b.key.cmp(&a.key));
+        self.next_slot = slot + 1;
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Entry<E> {
+        self.due.pop().expect("a due far event")
+    }
+}
+
 /// The near events go to the sorted ring while there are at most this many, and to a heap
 /// beyond (the ring's insertion costs up to its length).
 const RING_MAX: usize = 48;
@@ -201,10 +305,11 @@ const RING_AGAIN: usize = 16;
 
 /// Events ordered by time, then by insertion sequence (FIFO among equal times).
 ///
-/// Two heaps: packets' arrivals within the next 50 ms, and everything later (mostly the
-/// retransmission timer of every flow). A pop takes the smaller of the two tops, so the
-/// order is exactly that of one heap, but the near heap, where nearly every event passes,
-/// stays as small as the number of busy links instead of growing with the number of flows.
+/// Two parts: packets' arrivals within the next 50 ms (a sorted ring, or a heap when they
+/// are many), and everything later (mostly the retransmission timer of every flow, in a
+/// calendar of time slots). A pop takes the smaller of the two firsts, so the order is
+/// exactly that of one heap, but the near part, where nearly every event passes, stays as
+/// small as the number of busy links instead of growing with the number of flows.
 ///
 /// Nearly every event handled schedules one new near event (a packet's arrival at its next
 /// hop), so a pop from the near heap leaves its first slot empty (`hole`) and the next near
@@ -218,7 +323,7 @@ pub struct EventQueue<E> {
     in_heap: bool,
     /// The near heap's first slot was popped and is to be refilled.
     hole: bool,
-    far: MinHeap<E>,
+    far: FarCalendar<E>,
     seq: u64,
     now: Time,
     popped: u64,
@@ -237,7 +342,7 @@ impl<E: Copy> EventQueue<E> {
             near: MinHeap::new(),
             in_heap: false,
             hole: false,
-            far: MinHeap::new(),
+            far: FarCalendar::new(),
             seq: 0,
             now: 0,
             popped: 0,
@@ -254,7 +359,7 @@ impl<E: Copy> EventQueue<E> {
     }
 
     pub fn len(&self) -> usize {
-        self.ring.len + self.near.data.len() - usize::from(self.hole) + self.far.data.len()
+        self.ring.len + self.near.data.len() - usize::from(self.hole) + self.far.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -341,7 +446,7 @@ impl<E: Copy> EventQueue<E> {
         } else {
             self.ring.first()
         };
-        let far = self.far.first_key();
+        let far = self.far.first_key(near.map_or(Key::LAST, |e| e.key));
         let e = match near {
             Some(e) if e.key < far => {
                 if e.key.time() > limit {
@@ -358,9 +463,7 @@ impl<E: Copy> EventQueue<E> {
                 if far == Key::LAST || far.time() > limit {
                     return None;
                 }
-                let e = self.far.data[0];
-                self.far.remove_first();
-                e
+                self.far.pop()
             }
         };
         let time = e.key.time();
@@ -431,6 +534,9 @@ mod tests {
                     0 => 0,
                     1 => NEAR - 1 + r.next_u64() % 3,
                     2 => 200_000_000 + r.next_u64() % 3_000_000_000,
+                    // beyond the calendar's buckets, and exactly on slot boundaries
+                    3 if r.next_u64() % 4 == 0 => r.next_u64() % 64_000_000_000,
+                    3 => ((1 + r.next_u64() % 2_000) << SLOT_SHIFT) - q.now() % (1 << SLOT_SHIFT),
                     _ => r.next_u64() % 2 * NEAR,
                 };
                 let at = q.now() + dt;
@@ -438,7 +544,10 @@ mod tests {
                 q.schedule(at, step);
                 reference.push(Reverse((at, seq, step)));
             }
-            let limit = q.now() + r.next_u64() % (3 * NEAR);
+            let limit = match r.next_u64() % 50 {
+                0 => q.now() + r.next_u64() % 20_000_000_000, // a long jump over empty slots
+                _ => q.now() + r.next_u64() % (3 * NEAR),
+            };
             let expected = reference
                 .peek()
                 .filter(|Reverse((t, _, _))| *t <= limit)

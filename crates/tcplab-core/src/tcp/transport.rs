@@ -208,11 +208,20 @@ impl Transport {
 
     /// Flow `f`'s `k`-th scheduled switch (`switch` in its spec).
     fn switch(&mut self, now: Time, f: u32, k: u32, env: &mut Env) {
-        let fl = &self.flows[f as usize];
-        let name = &fl.spec.switch[k as usize].cc;
+        let spec = std::sync::Arc::clone(&self.flows[f as usize].spec);
         // Validated when the spec was parsed.
-        let algo = cc::create(name, &fl.spec.cc_params).expect("validated algorithm");
+        self.switch_named(now, f, &spec.switch[k as usize].cc, env)
+            .expect("validated algorithm");
+    }
+
+    /// Switch flow `f` to the algorithm `name` (with the flow's `cc_params`) now: the entry
+    /// point of scheduled switches and of the console's. Returns the algorithm's canonical
+    /// name; an unknown name or parameters it rejects give the registry's error.
+    pub fn switch_named(&mut self, now: Time, f: u32, name: &str, env: &mut Env) -> Result<&'static str, String> {
+        let algo = cc::create(name, &self.flows[f as usize].spec.cc_params)?;
+        let canon = algo.name();
         self.switch_cc(now, f, algo, env);
+        Ok(canon)
     }
 
     /// Replace flow `f`'s congestion-control algorithm now (cwnd, ssthresh and the RTT
