@@ -129,9 +129,9 @@ PATH_TYPES = {
     "long_thin": {
         "expect": "long_thin",
         # BDP + queue below the 8-segment small-cwnd threshold
-        "tune": [dict(rate=128e3, delay=0.250, queue=3), dict(rate=200e3, delay=0.150, queue=3),
+        "tune": [dict(rate=128e3, delay=0.250, queue=2), dict(rate=200e3, delay=0.150, queue=2),
                  dict(rate=96e3, delay=0.300, queue=2)],
-        "held": [dict(rate=150e3, delay=0.200, queue=3), dict(rate=64e3, delay=0.350, queue=2)],
+        "held": [dict(rate=150e3, delay=0.200, queue=2), dict(rate=64e3, delay=0.350, queue=3)],
     },
     "lossy": {
         "expect": "lossy",
