@@ -226,11 +226,12 @@ def test_switch_cost_compares_each_variant_with_the_right_adaptation_from_the_st
         for v, g in (("right", 0.8), ("agent", 0.78), ("right_early", 0.79), ("right_late", 0.6), ("wrong_early", 0.3)):
             rows.append({"instance": "x-1", "variant": v, "contender": v, "seed": s, "goodput": g + 0.001 * s,
                          "p95 queueing delay ms": 1.0, "drop rate": 0.0, "cc_final": "c", "wrong": "sync_tcp",
-                         "first switch (s)": 1.0})
+                         "first switch (s)": 1.0, "switch at": 8.0 if v == "right_late" else 1.5})
     t = kr.switch_table(pd.DataFrame(rows)).set_index("variant")
     assert t.loc["right", "cost (1 − goodput / right's)"] == pytest.approx(0.0)
     assert t.loc["wrong_early", "cost (1 − goodput / right's)"] == pytest.approx(1 - 0.3 / 0.8, abs=0.01)
     assert all(outcome_of(t.loc[v, "verdict"]) == HOLDS for v in ("agent", "right_late", "wrong_early"))
+    assert "late (at 8 s)" in t.loc["right_late", "verdict"]
 
 
 # --------------------------------------------------------------------------- quick sizes end to end

@@ -697,7 +697,9 @@ def switch_runs(size: str) -> list[Run]:
             p = _inst_params(inst, size)
             for v in VARIANTS:
                 for s in z["seeds"]:
-                    runs.append(Run({**p, "variant": v, "contender": v, "right": right, "wrong": wrong},
+                    at = {"right_early": EARLY, "wrong_early": EARLY, "right_late": LATE[size]}.get(v)
+                    runs.append(Run({**p, "variant": v, "contender": v, "right": right, "wrong": wrong,
+                                     "switch at": at},
                                     path_spec(inst, variant_flow(v, right, wrong, size), d, 3000 + s), 3000 + s,
                                     wall_limit=1800))
     return runs
@@ -724,8 +726,9 @@ def switch_table(m: pd.DataFrame) -> pd.DataFrame:
                                            "agent / right per seed"))
             if v == "right_late":
                 aa, ll = paired(x, "agent", "right_late")
-                row["verdict"] = str(greater(aa, ll, f"{inst}: switching to the right adaptation late costs more "
-                                                     "goodput than the agent's own classification and switch",
+                row["verdict"] = str(greater(aa, ll, f"{inst}: switching to the right adaptation late (at "
+                                                     f"{y['switch at'].iloc[0]:g} s) costs more goodput than the "
+                                                     "agent's own classification and switch",
                                              paired=True))
             if v == "wrong_early":
                 rr, ww = paired(x, "right_early", "wrong_early")
@@ -739,6 +742,7 @@ def switch_table(m: pd.DataFrame) -> pd.DataFrame:
 def analyse_switch_cost(done) -> Analysis:
     m = measures(done)
     m["wrong"] = [d.params["wrong"] for d in done]
+    m["switch at"] = [d.params.get("switch at") for d in done]
     t = switch_table(m)
     return Analysis([Table("switch_cost", "Cost of late and wrong switches (ours)", t.round(4),
                            note=OURS + "right: the KB's adaptation for the path's pipe type from the start; agent: "
