@@ -90,7 +90,9 @@ def test_contenders_are_paired_on_the_same_path_options_and_start():
             base = _without_cc(runs[0].spec)
             for r in runs[1:]:
                 assert _without_cc(r.spec) == base, (key, r.params["contender"])
-            assert all(f["tcp"] == kr.TCP for r in runs for f in r.spec["flows"])
+            inst = next(i for i in kr.instances(runs[0].params["kind"], runs[0].params["held"])
+                        if i["name"] == key[0])
+            assert all(f["tcp"] == {**kr.TCP, "rwnd": kr.rwnd_of(inst)} for r in runs for f in r.spec["flows"])
 
 
 def test_paths_are_what_their_type_says_and_valid():

@@ -26,7 +26,11 @@ Readings (chosen here, stated so the results can be judged):
   schedule (:func:`tcplab.mobility.scripted`; link changes and TCP-HO notifications), the same
   schedule for every contender and seed.
 - TCP options: 1460-byte segments, timestamps on (the classifier's Eifel detection of spurious
-  retransmissions needs them), SACK off, rwnd 100 000 segments: the knowledge base's
+  retransmissions needs them), SACK off, and a receive window of 2 × (BDP + buffer) of the path
+  (at least 16 segments; on mobile paths of its fastest cell), as receive-buffer auto-tuning
+  would give: windows never limit a contender below the path's capacity, and no algorithm can
+  have tens of thousands of segments in flight (with rwnd = 100 000, Hybla's slow start of
+  2^ρ segments per ACK sends 65 535 segments into the long-thin paths' 2-packet buffers). The knowledge base's
   capabilities ask nothing else except ``tcp_ho``, which a flow with handoff records offers;
   the same options for every contender on a path, and the handoff records on mobile paths for
   every contender (only TCP-HO acts on them).
@@ -72,7 +76,9 @@ SOURCE = "issue 20 (our benchmark; the thesis gives KentRidge no quantitative re
 OURS = ("Ours: the thesis reports no quantitative results for KentRidge; no paper column. ")
 MSS = 1460
 WIRE = MSS + 40
-TCP = {"mss": MSS, "timestamps": True, "sack": False, "rwnd": 100000}
+TCP = {"mss": MSS, "timestamps": True, "sack": False}
+RWND_BDPS = 2.0  # the receive window: this many times (BDP + buffer) of the path, at least RWND_MIN
+RWND_MIN = 16
 AGENT = "kentridge"
 #: every adaptation of the built-in knowledge base (crates/tcplab-core/data/kentridge-kb.csv)
 FIXED = ("sync_tcp", "cubic", "highspeed", "hybla", "tcp_ho", "westwood_crb", "westwood_be", "newreno")
@@ -211,6 +217,23 @@ def queue_packets(inst: dict) -> int:
     return max(1, int(round(inst["queue_bdp"] * bdp_packets(inst["rate"], rtt_of(inst)))))
 
 
+def rwnd_of(inst: dict) -> int:
+    """The receive window (segments): RWND_BDPS × (BDP + buffer), at least RWND_MIN; on a
+    mobile path for its fastest cell (WAN and wireless delays, the wireless buffer)."""
+    if inst["kind"] == "mobile":
+        m = mobility(inst)
+        rate = max(c.rate for c in m.cells)
+        delay = max(2 * (inst["wan_delay"] + c.delay + 2 * ACCESS["delay"]) for c in m.cells)
+        pipe = bdp_packets(rate, delay) + mo.QUEUE
+    else:
+        pipe = bdp_packets(inst["rate"], rtt_of(inst)) + queue_packets(inst)
+    return max(RWND_MIN, int(math.ceil(RWND_BDPS * pipe)))
+
+
+def tcp_for(inst: dict) -> dict:
+    return {**TCP, "rwnd": rwnd_of(inst)}
+
+
 def mobility(inst: dict) -> mo.Mobility:
     return mo.scripted(inst["cells"], inst["wan_delay"], mss=WIRE, name=inst["name"])
 
@@ -258,10 +281,11 @@ def path_spec(inst: dict, test: dict, duration: float, seed: int, competitor: st
     nodes += [{"name": "r1", "kind": "router"}, {"name": "r2", "kind": "router"}]
     links = [{"a": f"s{i}", "b": "r1", **ACCESS} for i in range(n)]
     spec: dict = {"sim": {"duration": duration, "sample_interval": sample}}
-    flows = [{"name": "test", "src": "s0", "dst": "d0", "start": t0[0], "tcp": dict(TCP), **test}]
+    tcp = tcp_for(inst)
+    flows = [{"name": "test", "src": "s0", "dst": "d0", "start": t0[0], "tcp": dict(tcp), **test}]
     if competitor:
         flows.append({"name": "competitor", "src": "s1", "dst": "d1", "cc": competitor, "start": t0[1],
-                      "tcp": dict(TCP)})
+                      "tcp": dict(tcp)})
     if inst["kind"] == "mobile":
         if competitor:
             raise ValueError("mobile paths have no competitor (the wireless hop is the receiver's own)")
@@ -320,7 +344,7 @@ def suite_parameters(size: str, held: bool) -> dict:
     z = SIZES[size]
     out = {"instances": {}, "contenders": list(CONTENDERS), "seeds": [(HELD_SEED_BASE if held else 0) + s
                                                                         for s in z["seeds"]],
-           "duration (s)": z["duration"], "tcp": TCP, "kentridge": KR_TABLE, "far (fraction of the best)": FAR}
+           "duration (s)": z["duration"], "tcp": TCP, "rwnd (segments, RWND_BDPS × (BDP + buffer))": RWND_BDPS, "kentridge": KR_TABLE, "far (fraction of the best)": FAR}
     for inst in suite(size, held):
         row = {k: v for k, v in inst.items() if k not in ("name", "held")}
         if inst["kind"] != "mobile":
@@ -330,6 +354,7 @@ def suite_parameters(size: str, held: bool) -> dict:
             row["duration (s)"] = duration_of(inst, size)
             row["cells"] = [list(c) for c in inst["cells"]]
         row["capacity (b/s)"] = capacity(inst, duration_of(inst, size))
+        row["rwnd (segments)"] = rwnd_of(inst)
         out["instances"][inst["name"]] = row
     return out
 
