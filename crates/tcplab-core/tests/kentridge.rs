@@ -387,3 +387,45 @@ fn a_thin_ack_path_is_an_asymmetry_network() {
     let rows = kr_rows(&api::run(&sym, 1).unwrap());
     assert!(!rows.iter().any(|r| r.2 == 11.0), "{rows:?}");
 }
+
+#[test]
+fn a_kentridge_connection_on_newreno_negotiates_tcp_ho_and_uses_it_after_the_switch() {
+    // Two outages of the wireless hop, each ended by a handoff the mobile host reports. The
+    // connection starts on NewReno: its SYN still offers TCP-HO (the agent may switch to
+    // it), the first notification is classified at once (mobile, to tcp_ho), and TCP-HO
+    // accepts the second one.
+    let spec = json!({
+        "sim": {"duration": 12.0, "sample_interval": "1s"},
+        "nodes": [{"name": "server"}, {"name": "bs"}, {"name": "mh"}],
+        "links": [
+            {"a": "server", "b": "bs", "rate": "100Mbps", "delay": "20ms", "queue": 1000},
+            {"a": "bs", "b": "mh", "rate": "2Mbps", "delay": "5ms", "queue": 20}],
+        "link_changes": [
+            {"link": "bs-mh", "at": 2.0, "state": "down", "queued": "drop"},
+            {"link": "bs-mh", "at": 3.0, "state": "up"},
+            {"link": "bs-mh", "at": 7.0, "state": "down", "queued": "drop"},
+            {"link": "bs-mh", "at": 8.0, "state": "up"}],
+        "flows": [{"src": "server", "dst": "mh", "cc": "newreno", "tcp": {"timestamps": true},
+                   "handoffs": [{"at": 3.0, "bandwidth": "2Mbps", "disconnect": 2.0},
+                                {"at": 8.0, "bandwidth": "2Mbps", "disconnect": 7.0}],
+                   "kentridge": {"interval": "1s"}}]
+    })
+    .to_string();
+    let out = api::run(&spec, 1).unwrap();
+    let (t, v, e) = (out.events.f64s("time"), out.events.f64s("value"), strs(&out, "event"));
+    let at = |name: &str| -> Vec<(f64, f64)> {
+        (0..t.len()).filter(|&i| e[i] == name).map(|i| (t[i], v[i])).collect()
+    };
+    assert_eq!(at("ho_negotiated"), vec![(at("ho_negotiated")[0].0, 1.0)], "{:?}", kr_rows(&out));
+    let rows = kr_rows(&out);
+    let switch = rows
+        .iter()
+        .find(|r| r.1 == "kr_switch" && r.3.contains("-> tcp_ho"))
+        .unwrap_or_else(|| panic!("no switch to tcp_ho: {rows:?}"));
+    assert!(switch.0 > 3.0 && switch.0 < 3.5, "switched at {}: {rows:?}", switch.0);
+    let accepted = at("ho_option_accepted");
+    assert!(
+        accepted.iter().any(|&(ti, _)| ti > 8.0 && ti < 8.5),
+        "TCP-HO did not take the second notification: {accepted:?}, {rows:?}"
+    );
+}

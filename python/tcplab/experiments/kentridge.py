@@ -84,14 +84,10 @@ AGENT = "kentridge"
 FIXED = ("sync_tcp", "cubic", "highspeed", "hybla", "tcp_ho", "westwood_crb", "westwood_be", "newreno")
 CONTENDERS = (AGENT,) + FIXED
 KR_TABLE = {"interval": 1.0}
-#: The agent's initial algorithm. Work-around for a core limitation (see docs/kentridge-benchmark.md,
-#: "Core issues"): TCP-HO is negotiated at the SYN only when the flow's initial algorithm is
-#: tcp_ho (tcp/flow.rs, tcp/sender/handoff.rs `syn_capability`), so an agent that starts on
-#: NewReno and later switches to tcp_ho never gets the mobile host's Bandwidth option (no
-#: notification, no immediate classification, no TCP-HO recovery), although the knowledge base
-#: is told the peer has the tcp_ho capability. On mobile paths the agent therefore starts on
-#: tcp_ho; elsewhere on NewReno.
-AGENT_START = {"mobile": "tcp_ho", "other": "newreno"}
+#: The agent's initial algorithm on every path: NewReno, the knowledge base's default row. (On
+#: mobile paths its SYN still offers TCP-HO, so that the agent can switch to it: the core does
+#: that for any KentRidge flow with handoffs.)
+AGENT_START = {"mobile": "newreno", "other": "newreno"}
 FAR = 0.9  # "never far": at least this fraction of the best fixed's normalised goodput
 ACCESS = {"rate": 1e9, "delay": 0.001, "queue": 100000}
 
@@ -263,8 +259,7 @@ def starts(n: int, seed: int) -> list[float]:
 
 def contender_flow(contender: str, switch: list | None = None, mobile: bool = False) -> dict:
     """The test flow's congestion control: a fixed adaptation, or the agent (a kentridge table
-    on NewReno, the knowledge base's default row; on TCP-HO on mobile paths, see AGENT_START),
-    or NewReno with scheduled switches."""
+    on NewReno, the knowledge base's default row), or NewReno with scheduled switches."""
     if contender == AGENT:
         return {"cc": AGENT_START["mobile" if mobile else "other"], "kentridge": dict(KR_TABLE)}
     f = {"cc": contender}

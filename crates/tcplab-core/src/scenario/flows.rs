@@ -383,6 +383,15 @@ fn expand_flow(
     if kentridge.is_some() && transport != "tcp" {
         return err(&format!("{p}.kentridge"), "is for transport = \"tcp\" only");
     }
+    let explicit_no_handshake = f
+        .tcp
+        .as_ref()
+        .is_some_and(|m| m.get("handshake") == Some(&Value::Bool(false)));
+    if kentridge.is_some() && handoff.is_some() && !explicit_no_handshake {
+        // A KentRidge connection on a mobile path offers TCP-HO at the SYN (its agent may
+        // switch to it): it opens with a handshake unless the spec says otherwise.
+        tcp.handshake = true;
+    }
     let common = Arc::new(FlowCommon {
         cc: cc_name,
         cc_params,

@@ -42,7 +42,13 @@ pub struct Flow {
 impl Flow {
     pub fn new(spec: Arc<FlowSpec>, generator: Option<u32>, seed: u64) -> Result<Flow, String> {
         let algo = cc::create(&spec.cc, &spec.cc_params).map_err(|e| format!("flow {}: {e}", spec.name))?;
-        let mut sender = Sender::new(SenderConfig::from_spec(&spec.tcp, spec.size), &spec.tcp, algo);
+        let mut cfg = SenderConfig::from_spec(&spec.tcp, spec.size);
+        // A KentRidge connection on a mobile path negotiates TCP-HO at the SYN whatever it
+        // starts with, so that its agent can switch to TCP-HO (the knowledge base is told
+        // the peer has the capability) and the mobile host's notifications reach it.
+        let kr_mobile = spec.kentridge.is_some() && spec.handoff.is_some();
+        cfg.offer_ho = kr_mobile && algo.handoff() == cc::Handoff::None;
+        let mut sender = Sender::new(cfg, &spec.tcp, algo);
         sender.st.rng = Rng::stream_of(seed, &["flow:", &spec.name, ":cc"]);
         let receiver = Receiver::new(
             spec.tcp.delayed_ack,
@@ -53,7 +59,10 @@ impl Flow {
         .with_ecn(spec.tcp.ecn);
         let receiver = match &spec.handoff {
             Some(_) => receiver.with_mobile(
-                sender.cc.handoff(),
+                match sender.cc.handoff() {
+                    cc::Handoff::None if kr_mobile => cc::Handoff::TcpHo,
+                    mode => mode,
+                },
                 1 << spec.tcp.ho_capability_bit,
                 spec.tcp.rwnd,
                 Rng::stream_of(seed, &["flow:", &spec.name, ":handoff"]),

@@ -34,7 +34,7 @@ impl Sender {
 
     /// The Capability option's mask on this connection's SYN (0: the SYN carries none).
     pub(super) fn syn_capability(&self) -> u32 {
-        if self.cc.handoff() == Handoff::TcpHo {
+        if self.cc.handoff() == Handoff::TcpHo || self.cfg.offer_ho {
             1u32 << self.cfg.ho_bit
         } else {
             0

@@ -48,6 +48,10 @@ pub struct SenderConfig {
     pub ho_bit: u8,
     /// An arriving ACK needs more than the plain path: SACK, or TCP KentRidge's statistics.
     pub ack_extras: bool,
+    /// The SYN offers TCP-HO whatever the starting algorithm: a KentRidge connection with
+    /// handoffs, whose agent may switch it to TCP-HO later (DC-TCP's options_creator
+    /// negotiates the peer's capabilities once, at establishment).
+    pub offer_ho: bool,
 }
 
 impl SenderConfig {
@@ -79,6 +83,7 @@ impl SenderConfig {
             size,
             ho_bit: t.ho_capability_bit,
             ack_extras: t.sack,
+            offer_ho: false,
         }
     }
 }
