@@ -149,3 +149,17 @@ def test_an_invalid_spec_or_seed_is_refused_when_the_simulation_is_made():
         tcplab.Simulation(spec)
     with pytest.raises(tcplab.ScenarioError, match=r"^seed: -1 is not allowed"):
         tcplab.Simulation(dumbbell(), seed=-1)
+
+
+def test_the_pipe_column_is_the_classifiers_latest_type():
+    spec = load_scenario(ROOT / "examples" / "kentridge.toml")
+    sim = tcplab.Simulation(spec, seed=1)
+    sim.run(5.2)
+    conns = sim.connections().set_index("name")
+    events = sim.finish().events
+    for name in ("to_lfn", "to_lossy"):
+        f = conns.loc[name, "flow"]
+        kr = events[(events["flow"] == f) & (events["event"] == "pipe_type") & (events["time"] <= 5.2)]
+        assert len(kr) > 0, name
+        pipe = conns.loc[name, "pipe"]
+        assert pipe != "unclassified" and kr["detail"].iloc[-1].startswith(pipe + " "), (name, pipe, kr)
