@@ -4,7 +4,7 @@ use super::table::{Col, TableBuilder};
 use crate::api::Table;
 use crate::net::ChangeRecord;
 use crate::share::Sharing;
-use crate::sim::to_secs;
+use crate::sim::{to_secs, Time};
 use crate::tcp::{Flow, FlowTable};
 use crate::traffic::{Cbr, Generators, RequestRecord, Traffic};
 use std::sync::Arc;
@@ -293,14 +293,18 @@ pub fn events_table(
             .map(|(_, f)| f.kr.as_ref().map_or(0, |k| k.events.len()))
             .sum::<usize>();
     let mut t = TableBuilder::with_capacity(&columns, rows);
-    let link_col = |t: &mut TableBuilder, v: u64| {
+    // One row of the table: the `link` column only with link changes, `detail` only with
+    // KentRidge.
+    let row = |t: &mut TableBuilder, time: Time, flow: u64, event: &str, value: f64, link: u64, text: &str| {
+        t.f("time", to_secs(time));
+        t.u("flow", flow);
+        t.s("event", event);
+        t.f("value", value);
         if changes.is_some() {
-            t.u("link", v);
+            t.u("link", link);
         }
-    };
-    let detail_col = |t: &mut TableBuilder, v: &str| {
         if detail {
-            t.s("detail", v);
+            t.s("detail", text);
         }
     };
     for i in ids {
@@ -314,68 +318,28 @@ pub fn events_table(
         for e in std::mem::take(&mut flows[i].sender.events) {
             // KentRidge's rows in time order among the sender's (first at equal times)
             while let Some(k) = kr.next_if(|k| k.time <= e.time) {
-                t.f("time", to_secs(k.time));
-                t.u("flow", i as u64);
-                t.s("event", k.name);
-                t.f("value", k.value);
-                link_col(&mut t, NO_ID);
-                detail_col(&mut t, &k.detail);
+                row(&mut t, k.time, i as u64, k.name, k.value, NO_ID, &k.detail);
             }
-            t.f("time", to_secs(e.time));
-            t.u("flow", i as u64);
-            t.s("event", e.name);
-            t.f("value", e.value);
-            link_col(&mut t, NO_ID);
-            detail_col(&mut t, "");
+            row(&mut t, e.time, i as u64, e.name, e.value, NO_ID, "");
         }
         for k in kr {
-            t.f("time", to_secs(k.time));
-            t.u("flow", i as u64);
-            t.s("event", k.name);
-            t.f("value", k.value);
-            link_col(&mut t, NO_ID);
-            detail_col(&mut t, &k.detail);
+            row(&mut t, k.time, i as u64, k.name, k.value, NO_ID, &k.detail);
         }
         for (at, delay) in cbr.take_trace(i) {
-            t.f("time", to_secs(at));
-            t.u("flow", i as u64);
-            t.s("event", "datagram_delay");
-            t.f("value", to_secs(delay));
-            link_col(&mut t, NO_ID);
-            detail_col(&mut t, "");
+            row(&mut t, at, i as u64, "datagram_delay", to_secs(delay), NO_ID, "");
         }
     }
     for c in changes.unwrap_or(&[]) {
-        t.f("time", to_secs(c.time));
-        t.u("flow", NO_ID);
-        t.s("event", c.name);
-        t.f("value", c.value);
-        t.u("link", u64::from(c.hop));
-        detail_col(&mut t, "");
+        row(&mut t, c.time, NO_ID, c.name, c.value, u64::from(c.hop), "");
     }
     // Per request of a packmime generator with `log_requests` (`flow` is the connection's
     // number): at the request's start its size and its response's size, and at the
     // response's arrival the response time.
     for r in logs.into_iter().flatten() {
-        t.f("time", to_secs(r.sent));
-        t.u("flow", r.connection);
-        t.s("event", "web_request_bytes");
-        t.f("value", r.request as f64);
-        link_col(&mut t, NO_ID);
-        detail_col(&mut t, "");
-        t.f("time", to_secs(r.sent));
-        t.u("flow", r.connection);
-        t.s("event", "web_response_bytes");
-        t.f("value", r.response as f64);
-        link_col(&mut t, NO_ID);
-        detail_col(&mut t, "");
+        row(&mut t, r.sent, r.connection, "web_request_bytes", r.request as f64, NO_ID, "");
+        row(&mut t, r.sent, r.connection, "web_response_bytes", r.response as f64, NO_ID, "");
         if let Some(done) = r.done {
-            t.f("time", to_secs(done));
-            t.u("flow", r.connection);
-            t.s("event", "web_response_time");
-            t.f("value", to_secs(done - r.sent));
-            link_col(&mut t, NO_ID);
-            detail_col(&mut t, "");
+            row(&mut t, done, r.connection, "web_response_time", to_secs(done - r.sent), NO_ID, "");
         }
     }
     t.build()
