@@ -1,4 +1,5 @@
 """`tcplab console`, driven as a person would: a script on stdin, and a pseudo-terminal."""
+import contextlib
 import copy
 import os
 import pty
@@ -159,14 +160,36 @@ def _read_until(fd, marker: bytes, timeout=60.0) -> bytes:
     return buf
 
 
+@contextlib.contextmanager
+def console_on_a_terminal(*args, cwd=None):
+    """`tcplab console ARGS` on a pseudo-terminal: yields its terminal and `finish`, which waits
+    for the console to exit and returns its wait status; a console still running when the
+    block ends is killed."""
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the console on the pseudo-terminal
+        if cwd is not None:
+            os.chdir(cwd)
+        os.execv(sys.executable, TCPLAB + ["console", *args])
+    running = [True]
+
+    def finish():
+        _, status = os.waitpid(pid, 0)
+        running[0] = False
+        return status
+
+    try:
+        yield fd, finish
+    finally:
+        if running[0]:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+        os.close(fd)
+
+
 def test_an_interactive_session_on_a_terminal(scenario, tmp_path):
     path, _ = scenario
     out = tmp_path / "saved"
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: the console on the pseudo-terminal
-        os.chdir(tmp_path)
-        os.execv(sys.executable, TCPLAB + ["console", str(path), "--seed", "2"])
-    try:
+    with console_on_a_terminal(str(path), "--seed", "2", cwd=tmp_path) as (fd, finish):
         first = _read_until(fd, b"tcplab> ")
         assert b"tcplab console: dumbbell.toml, seed 2" in first
         os.write(fd, b"run 3\n")
@@ -183,14 +206,8 @@ def test_an_interactive_session_on_a_terminal(scenario, tmp_path):
         assert b"results written to" in _read_until(fd, b"tcplab> ")
         os.write(fd, b"\x04")  # Ctrl-D: end of input
         _read_until(fd, b"\n", timeout=30)
-        _, status = os.waitpid(pid, 0)
-        pid = 0
+        status = finish()
         assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
-    finally:
-        if pid:
-            os.kill(pid, 9)
-            os.waitpid(pid, 0)
-        os.close(fd)
     r = tcplab.Results.load(out)
     assert r.flows.set_index("name").loc["clean2", "cc_final"] == "vegas"
     assert r.summary["seed"] == 2
@@ -201,10 +218,7 @@ def test_ctrl_c_stops_a_long_run_and_the_session_goes_on(tmp_path):
     spec["sim"]["duration"] = 20000  # minutes of wall-clock time: only an interrupt ends it soon
     path = tmp_path / "long.toml"
     path.write_text(to_toml(spec))
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.execv(sys.executable, TCPLAB + ["console", str(path)])
-    try:
+    with console_on_a_terminal(str(path)) as (fd, finish):
         _read_until(fd, b"tcplab> ")
         os.write(fd, b"run\n")
         time.sleep(2.0)
@@ -218,11 +232,5 @@ def test_ctrl_c_stops_a_long_run_and_the_session_goes_on(tmp_path):
         os.write(fd, f"run {stopped + 1}\n".encode())
         assert f"t = {stopped + 1:.6g} s (".encode() in _read_until(fd, b"tcplab> ")
         os.write(fd, b"quit\n")
-        _, status = os.waitpid(pid, 0)
-        pid = 0
+        status = finish()
         assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
-    finally:
-        if pid:
-            os.kill(pid, 9)
-            os.waitpid(pid, 0)
-        os.close(fd)

@@ -413,10 +413,13 @@ fn a_kentridge_connection_on_newreno_negotiates_tcp_ho_and_uses_it_after_the_swi
     .to_string();
     let out = api::run(&spec, 1).unwrap();
     let (t, v, e) = (out.events.f64s("time"), out.events.f64s("value"), strs(&out, "event"));
-    let at = |name: &str| -> Vec<(f64, f64)> {
-        (0..t.len()).filter(|&i| e[i] == name).map(|i| (t[i], v[i])).collect()
-    };
-    assert_eq!(at("ho_negotiated"), vec![(at("ho_negotiated")[0].0, 1.0)], "{:?}", kr_rows(&out));
+    let at = |name: &str| -> Vec<(f64, f64)> { (0..t.len()).filter(|&i| e[i] == name).map(|i| (t[i], v[i])).collect() };
+    assert_eq!(
+        at("ho_negotiated"),
+        vec![(at("ho_negotiated")[0].0, 1.0)],
+        "{:?}",
+        kr_rows(&out)
+    );
     let rows = kr_rows(&out);
     let switch = rows
         .iter()

@@ -336,10 +336,34 @@ pub fn events_table(
     // number): at the request's start its size and its response's size, and at the
     // response's arrival the response time.
     for r in logs.into_iter().flatten() {
-        row(&mut t, r.sent, r.connection, "web_request_bytes", r.request as f64, NO_ID, "");
-        row(&mut t, r.sent, r.connection, "web_response_bytes", r.response as f64, NO_ID, "");
+        row(
+            &mut t,
+            r.sent,
+            r.connection,
+            "web_request_bytes",
+            r.request as f64,
+            NO_ID,
+            "",
+        );
+        row(
+            &mut t,
+            r.sent,
+            r.connection,
+            "web_response_bytes",
+            r.response as f64,
+            NO_ID,
+            "",
+        );
         if let Some(done) = r.done {
-            row(&mut t, done, r.connection, "web_response_time", to_secs(done - r.sent), NO_ID, "");
+            row(
+                &mut t,
+                done,
+                r.connection,
+                "web_response_time",
+                to_secs(done - r.sent),
+                NO_ID,
+                "",
+            );
         }
     }
     t.build()

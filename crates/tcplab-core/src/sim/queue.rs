@@ -462,7 +462,9 @@ impl<E: Copy> EventQueue<E> {
             // nearly always: the far events all come later
             Some(e) if e.key < self.far_floor => self.take_near(e, limit)?,
             _ => {
-                let far = self.far.first_key(near.map_or(Key::LAST, |e| e.key), &mut self.far_floor);
+                let far = self
+                    .far
+                    .first_key(near.map_or(Key::LAST, |e| e.key), &mut self.far_floor);
                 match near {
                     Some(e) if e.key < far => self.take_near(e, limit)?,
                     _ if far == Key::LAST || far.time() > limit => return None,
