@@ -37,7 +37,7 @@
 //! transmission) take the new rate from the next transmission, the new delay from the next
 //! transmission end, and stop starting transmissions while down (`"drop"` flushes their
 //! queues).
-use super::link::LinkDir;
+use super::link::{Hop, LinkDir};
 use super::{DropReason, NetEv};
 use crate::sim::{Fifo, Key, Queue, Time};
 use std::collections::VecDeque;
@@ -175,7 +175,7 @@ impl LinkDir {
     /// earlier.
     #[inline]
     pub(super) fn transit_floor(&self) -> Time {
-        self.in_transit.back().map_or(0, |(k, _)| k.time())
+        self.in_transit.back().map_or(0, |(k, _, _)| k.time())
     }
 
     /// Drop `sent`'s entries whose departures have left the link.
@@ -222,7 +222,7 @@ impl LinkDir {
         self.in_system += 1;
         let at = end.saturating_add(self.delay).max(self.transit_floor());
         let key = q.key(at);
-        if self.push_transit(key, p) {
+        if self.push_transit(key, p, Hop::default()) {
             q.schedule_key(key, NetEv::LinkArriveC(hop, p));
         }
         Admitted::Sent
@@ -337,13 +337,13 @@ impl LinkDir {
         debug_assert_eq!(ends.len(), items.len());
         // The in-transit entries of the packets still in the system are the last ones.
         let m = items.iter().filter(|x| x.0 != LOST).count();
-        let mut transit: Vec<(Key, u32)> = Vec::with_capacity(self.in_transit.len());
+        let mut transit: Vec<(Key, u32, Hop)> = Vec::with_capacity(self.in_transit.len());
         while let Some(x) = self.in_transit.pop_front() {
             transit.push(x);
         }
         debug_assert!(transit.len() >= m);
         let keep_transit = transit.len() - m;
-        let old_front = transit.first().copied();
+        let old_front = transit.first().map(|&(k, p, _)| (k, p));
         transit.truncate(keep_transit);
         // The packet in service (the first, if any) finishes as timed.
         let tx_old = |i: usize, ends: &[Time]| ends[i] - ends[i - 1];
@@ -404,8 +404,8 @@ impl LinkDir {
         if let Some(&e) = ends.last() {
             self.busy_until = e;
         }
-        for (k, p) in transit {
-            self.in_transit.push_back((k, p));
+        for x in transit {
+            self.in_transit.push_back(x);
         }
         let ch = self.change.as_deref_mut().unwrap();
         for (&e, &x) in ends.iter().zip(&items) {
@@ -418,9 +418,9 @@ impl LinkDir {
             }
             let at = e.saturating_add(self.delay).max(self.transit_floor());
             let key = q.key(at);
-            self.in_transit.push_back((key, p));
+            self.in_transit.push_back((key, p, Hop::default()));
         }
-        let new_front = self.in_transit.front();
+        let new_front = self.in_transit.front().map(|(k, p, _)| (k, p));
         if old_front != new_front {
             if let Some((k, p)) = old_front {
                 self.change.as_deref_mut().unwrap().stale.push((k.time(), p));

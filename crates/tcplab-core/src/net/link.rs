@@ -65,11 +65,21 @@ pub fn loss_pattern(seed: u64, a: &str, b: &str, dir: &str, loss: f64, n: u64) -
 // aligned to a line): a packet crossing a hop reads the first line of the direction it
 // leaves and the first three of the one it enters; with hundreds of directions they are not
 // all in the first-level cache.
+/// Where a packet in transit is on its path (`Packet::at`) and its size: kept with its
+/// place in the link's FIFO (in what was padding), so that its arrival reads neither from
+/// the packet, whose slot is cold by then. Only plain directions' arrivals read it; a
+/// changing direction's (`NetEv::LinkArriveC`) read the packet.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Hop {
+    pub at: u32,
+    pub size: u32,
+}
+
 #[repr(C, align(64))]
 pub struct LinkDir {
     /// Packets on their way to the far end (not lost), earliest first, with their place in
     /// the event order.
-    pub(super) in_transit: Fifo<(Key, u32)>,
+    pub(super) in_transit: Fifo<(Key, u32, Hop)>,
     /// Accepted, not lost, not yet at the far end (queued, in service or propagating).
     pub in_system: u64,
     pub delivered: u64,
@@ -271,19 +281,19 @@ impl LinkDir {
     /// arrives at the place `key` in the event order; true if it is the first in transit
     /// (its arrival is the one to schedule).
     #[inline]
-    pub fn push_transit(&mut self, key: Key, p: u32) -> bool {
-        debug_assert!(self.in_transit.back().is_none_or(|(k, _)| k < key), "FIFO order");
-        self.in_transit.push_back((key, p));
+    pub fn push_transit(&mut self, key: Key, p: u32, hop: Hop) -> bool {
+        debug_assert!(self.in_transit.back().is_none_or(|(k, _, _)| k < key), "FIFO order");
+        self.in_transit.push_back((key, p, hop));
         self.in_transit.len() == 1
     }
 
     /// The first packet in transit, `p`, reached the far end: it leaves, and the next one's
     /// arrival (if any: its place in the event order and the packet) is the one to schedule.
     #[inline]
-    pub fn pop_transit(&mut self, p: u32) -> Option<(Key, u32)> {
+    pub fn pop_transit(&mut self, p: u32) -> (Hop, Option<(Key, u32)>) {
         let first = self.in_transit.pop_front().expect("a packet in transit");
         debug_assert_eq!(first.1, p, "the packet in transit first");
-        self.in_transit.front()
+        (first.2, self.in_transit.front().map(|(k, p, _)| (k, p)))
     }
 
     /// A packet reached the far end.

@@ -15,7 +15,7 @@ pub mod topology;
 pub use aqm::Aqm;
 pub use change::{Change, ChangeRecord};
 pub use lan::{CsmaCd, Iface, Lan, LanEnqueue, Mac, TxEnd};
-pub use link::{link_rng, loss_pattern, Enqueue, LinkDir, Started, Verdict};
+pub use link::{link_rng, loss_pattern, Enqueue, Hop, LinkDir, Started, Verdict};
 pub use network::{Crossed, LanHop, NetEv, Network, Route};
 pub use network::{DropReason, DropTrace, DroppedPacket, EntryTap};
 pub use pool::{Ecn, EcnBits, Packet, PacketPool, SegOption};

@@ -8,7 +8,7 @@
 //! `change.rs`, and each scheduled change is a `NetEv::LinkChange` handled in
 //! [`Network::handle`] (semantics in `change.rs`).
 use super::change::{Admitted, Change, ChangeRecord};
-use super::{Ecn, Enqueue, Lan, LanEnqueue, LinkDir, Packet, PacketPool, Started, Verdict};
+use super::{Ecn, Enqueue, Hop, Lan, LanEnqueue, LinkDir, Packet, PacketPool, Started, Verdict};
 use crate::sim::{Queue, Time};
 
 /// The network's own events.
@@ -310,17 +310,29 @@ impl Network {
 
     #[inline(always)]
     fn offer(&mut self, now: Time, hop: u32, p: u32, q: &mut Queue) {
+        let pkt = self.pool.get(p);
+        let path = Hop {
+            at: pkt.at,
+            size: pkt.size,
+        };
+        self.offer_at(now, hop, p, path, q);
+    }
+
+    /// Offer packet `p` to `hop`, where it is at `path` on its path (`Packet::at` and size
+    /// as the caller knows them).
+    #[inline(always)]
+    fn offer_at(&mut self, now: Time, hop: u32, p: u32, path: Hop, q: &mut Queue) {
         if self.entry_tap.is_some() {
             self.tap_entry(now, hop, p);
         }
-        let size = self.pool.get(p).size;
+        let size = path.size;
         let Some(l) = self.links.get_mut(hop as usize) else {
             return self.offer_lan(now, hop, p, size, q);
         };
         match l.enqueue(now, size) {
             Enqueue::Arrives(at) => {
                 let key = q.key(at);
-                if l.push_transit(key, p) {
+                if l.push_transit(key, p, path) {
                     q.schedule_key(key, NetEv::LinkArrive(hop, p));
                 }
             }
@@ -381,7 +393,11 @@ impl Network {
                             return;
                         }
                         let key = q.key(at);
-                        if l.push_transit(key, p) {
+                        let path = Hop {
+                            at: pkt.at,
+                            size: pkt.size,
+                        };
+                        if l.push_transit(key, p, path) {
                             q.schedule_key(key, NetEv::LinkArrive(hop, p));
                         }
                     }
@@ -465,7 +481,13 @@ impl Network {
         match arrives {
             Some(at) => {
                 let key = q.key(at);
-                if l.push_transit(key, done) {
+                let pkt = self.pool.get(done);
+                let path = Hop {
+                    at: pkt.at,
+                    size: pkt.size,
+                };
+                let l = &mut self.links[hop as usize];
+                if l.push_transit(key, done, path) {
                     q.schedule_key(key, NetEv::LinkArrive(hop, done));
                 }
             }
@@ -506,10 +528,11 @@ impl Network {
     pub fn handle(&mut self, now: Time, ev: NetEv, q: &mut Queue) -> Option<Crossed> {
         match ev {
             NetEv::LinkArrive(l, p) => {
-                if let Some((key, next)) = self.links[l as usize].pop_transit(p) {
+                let (path, next) = self.links[l as usize].pop_transit(p);
+                if let Some((key, next)) = next {
                     q.schedule_key(key, NetEv::LinkArrive(l, next));
                 }
-                return Some(self.arrive(now, p, q));
+                return Some(self.arrive_at(now, p, path, q));
             }
             NetEv::Arrive(p) => return Some(self.arrive(now, p, q)),
             NetEv::LanTxEnd(l) => {
@@ -539,7 +562,7 @@ impl Network {
         if link.stale_arrival(now, p) {
             return None;
         }
-        if let Some((key, next)) = link.pop_transit(p) {
+        if let (_, Some((key, next))) = link.pop_transit(p) {
             q.schedule_key(key, NetEv::LinkArriveC(l, next));
         }
         Some(self.arrive(now, p, q))
@@ -568,7 +591,20 @@ impl Network {
     /// Packet `p` reaches the far end of its hop: on to the next hop, or delivered.
     #[inline]
     fn arrive(&mut self, now: Time, p: u32, q: &mut Queue) -> Crossed {
-        let at = self.pool.get(p).at as usize;
+        let pkt = self.pool.get(p);
+        let path = Hop {
+            at: pkt.at,
+            size: pkt.size,
+        };
+        self.arrive_at(now, p, path, q)
+    }
+
+    /// As [`Network::arrive`], with the packet's place on its path and size given (a plain
+    /// link keeps them with its packets in transit): an intermediate hop writes the packet's
+    /// slot but does not read it.
+    #[inline(always)]
+    fn arrive_at(&mut self, now: Time, p: u32, path: Hop, q: &mut Queue) -> Crossed {
+        let at = path.at as usize;
         let hop = self.paths[at];
         let next = self.paths[at + 1];
         match self.links.get_mut(hop as usize) {
@@ -577,8 +613,12 @@ impl Network {
         }
         let delivered = next == END_OF_PATH;
         if !delivered {
-            self.pool.get_mut(p).at += 1;
-            self.offer(now, next, p, q);
+            let path = Hop {
+                at: path.at + 1,
+                size: path.size,
+            };
+            self.pool.get_mut(p).at = path.at;
+            self.offer_at(now, next, p, path, q);
         }
         Crossed { hop, p, delivered }
     }
