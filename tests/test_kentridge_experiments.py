@@ -263,10 +263,10 @@ def test_quick_suite_classifies_and_switches_as_the_rules_and_kb_say(quick):
     cls = table(d, "classification")
     by = {k: g for k, g in cls.groupby("instance")}
     assert len(by) == len(kr.KINDS)
-    # the lossy instance is named lossy within two intervals and ends on Westwood-CRB
+    # the lossy instance is named lossy within two intervals and ends on Westwood-BE
     lossy = by["lossy-1"]
     assert (lossy["types"].str.contains("lossy")).all() and (lossy["first correct (s)"] <= 2.0).all()
-    assert set(lossy["final cc"]) == {"westwood_crb"}
+    assert set(lossy["final cc"]) == {"westwood_be"}
     # the long fat pipe with a large queue ends on Sync-TCP, the high-speed path on CUBIC
     assert set(by["lfn_large_queue-1"]["final cc"]) == {"sync_tcp"}
     assert set(by["high_speed-1"]["final cc"]) == {"cubic"} and (by["high_speed-1"]["correct share"] > 0.9).all()
@@ -276,6 +276,13 @@ def test_quick_suite_classifies_and_switches_as_the_rules_and_kb_say(quick):
     assert set(mob["final cc"]) == {"tcp_ho"}
     assert (by["reorder-1"]["types"].str.contains("reorder")).all()
     assert (by["asymmetry-1"]["types"].str.contains("asymmetry")).all()
+    # the KB's rows for them are not the default's: Westwood BE and Hybla
+    assert set(by["reorder-1"]["final cc"]) == {"westwood_be"} and set(by["asymmetry-1"]["final cc"]) == {"hybla"}
+    # the long fat pipe is named once, after slow start's recovery (no CUBIC period); the
+    # long thin path stays long thin on Sync-TCP (the switch does not flip it to default)
+    assert (by["lfn_large_queue-1"]["types"] == "lfn_large_queue").all()
+    lt = by["long_thin-1"]
+    assert (lt["final type"] == "long_thin").all() and set(lt["final cc"]) == {"sync_tcp"}
 
 
 def test_quick_suite_tables_and_goals(quick):
@@ -284,12 +291,12 @@ def test_quick_suite_tables_and_goals(quick):
     assert len(it) == len(kr.KINDS) and (it["seeds"] == 3).all()
     assert all(outcome_of(v) for v in it["verdict"])
     assert (it["agent / best"] > 0).all() and (it["agent / best"] < 1.2).all()
-    # on the lossy path the agent (Westwood-CRB after 1 s) is near the best and far above NewReno
+    # on the lossy path the agent (Westwood-BE after 1 s) is near the best and far above NewReno
     per = table(d, "per_path").set_index(["instance", "contender"])
     assert per.loc[("lossy-1", kr.AGENT), "goodput"] > 1.5 * per.loc[("lossy-1", "newreno"), "goodput"]
     assert outcome_of(it.loc["lossy-1", "verdict"]) in (HOLDS, INCONCLUSIVE)
-    # Sync-TCP keeps the large queue short: the agent (CUBIC for its first second, then
-    # Sync-TCP) queues less than CUBIC, and Sync-TCP fixed far less
+    # Sync-TCP keeps the large queue short: the agent (NewReno through slow start's
+    # overshoot, then Sync-TCP) queues less than CUBIC, and Sync-TCP fixed far less
     lq = per.loc["lfn_large_queue-1", "p95 qdelay ms"]
     assert lq[kr.AGENT] < 0.85 * lq["cubic"] and lq["sync_tcp"] < 0.5 * lq["cubic"]
     ct = table(d, "contenders").set_index("contender")
@@ -306,7 +313,7 @@ def test_quick_heldback_uses_other_instances_and_still_names_them(quick):
     assert set(cls["instance"]) == {f"{k}-held-1" for k in kr.KINDS}
     assert set(cls["seed"]) == {kr.HELD_SEED_BASE + s for s in kr.SIZES["quick"]["seeds"]}
     lossy = cls[cls["instance"] == "lossy-held-1"]
-    assert (lossy["types"].str.contains("lossy")).all() and set(lossy["final cc"]) == {"westwood_crb"}
+    assert (lossy["types"].str.contains("lossy")).all() and set(lossy["final cc"]) == {"westwood_be"}
     assert len(findings(d)) >= 2 and all(outcome_of(x) for x in findings(d)[:2])
 
 

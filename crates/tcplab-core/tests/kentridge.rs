@@ -47,14 +47,16 @@ fn a_long_fat_pipe_with_a_large_queue_is_switched_to_sync_tcp() {
     let out = api::run(&one_link("50Mbps", "60ms", 760, 0.0, json!({}), 20.0), 1).unwrap();
     let rows = kr_rows(&out);
     let types: Vec<_> = rows.iter().filter(|r| r.1 == "pipe_type").collect();
-    // at 1 s slow start has not filled the queue yet (small queue: cubic); once it has,
-    // lfn_large_queue, and no change after (Sync-TCP empties the queue, but the largest
-    // queue delay seen stays: no flapping)
+    // slow start's queue delay stayed below 12 ms until its loss, and the queue is not
+    // read between that loss and the end of the slow start's recovery (at 1 s the thesis's
+    // reading said small queue and switched to CUBIC for a period): lfn_large_queue once
+    // NewReno's recovery has ended, the only change (Sync-TCP empties the queue, but the
+    // largest queue delay seen stays: no flapping)
     let last = types.last().unwrap();
-    assert!(last.0 <= 3.0, "{rows:?}");
+    assert!(last.0 > 2.0 && last.0 <= 6.0, "{rows:?}");
     assert_eq!(last.2, 4.0, "{rows:?}");
-    assert!(last.3.starts_with("lfn_large_queue (rule 4; was "), "{rows:?}");
-    assert!(types.len() <= 2, "{rows:?}");
+    assert!(last.3.starts_with("lfn_large_queue (rule 4; was default)"), "{rows:?}");
+    assert_eq!(types.len(), 1, "{rows:?}");
     let switch = rows.last().unwrap();
     assert_eq!((switch.0, switch.1.as_str()), (last.0, "kr_switch"), "{rows:?}");
     assert!(
@@ -96,7 +98,7 @@ fn a_lossy_link_is_a_lossy_network_and_gets_westwood() {
     assert_eq!(last.1, "kr_switch", "{rows:?}");
     assert!(
         last.3
-            .contains(" -> westwood_crb: pipe lossy (rule 9): kb row 6 westwood_crb"),
+            .contains(" -> westwood_be: pipe lossy (rule 9): kb row 6 westwood_be"),
         "{rows:?}"
     );
     // losses on an empty queue are corruption: the type stays lossy to the end
@@ -234,11 +236,11 @@ fn a_reordering_link_is_a_reorder_network() {
     let reorder: Vec<_> = rows.iter().filter(|r| r.1 == "pipe_type" && r.2 == 1.0).collect();
     assert!(!reorder.is_empty(), "{rows:?}");
     assert!(reorder[0].3.starts_with("reorder (rule 1; was "), "{rows:?}");
-    // the knowledge base's reorder row is NewReno: the agent switches from Reno and says why
+    // the knowledge base's reorder row is Westwood BE: the agent switches from Reno and says why
     assert!(
         rows.iter().any(|r| r.1 == "kr_switch"
             && r.3
-                .starts_with("reno -> newreno: pipe reorder (rule 1): kb row 8 newreno")),
+                .starts_with("reno -> westwood_be: pipe reorder (rule 1): kb row 6 westwood_be")),
         "{rows:?}"
     );
     // without timestamps Eifel cannot tell: the spurious retransmissions look like losses

@@ -93,8 +93,8 @@ ACCESS = {"rate": 1e9, "delay": 0.001, "queue": 100000}
 
 #: the built-in knowledge base's choice per pipe type (first row wins; tcp_ho with handoffs)
 KB_CHOICE = {"lfn_large_queue": "sync_tcp", "lfn_small_queue": "cubic", "lfn": "cubic", "high_speed": "cubic",
-             "long_thin": "hybla", "lossy": "westwood_crb", "reliable_wireless": "westwood_crb", "mobile": "tcp_ho",
-             "reorder": "newreno", "asymmetry": "newreno", "default": "newreno"}
+             "long_thin": "sync_tcp", "lossy": "westwood_be", "reliable_wireless": "westwood_be", "mobile": "tcp_ho",
+             "reorder": "westwood_be", "asymmetry": "hybla", "default": "newreno"}
 #: pipe types in the order of the `pipe_type` time-series codes (PipeType::ALL)
 PIPE_CODES = ("default", "reorder", "lfn", "lfn_small_queue", "lfn_large_queue", "high_speed", "long_thin",
               "reliable_wireless", "lossy", "mobile", "asymmetry")
@@ -691,9 +691,10 @@ def kentridge_harm(size: str) -> Plan:
 
 # --------------------------------------------------------------------------- switch cost
 
-#: per path type: the right adaptation (the KB's choice for its pipe type) and a wrong one
-SWITCH_CASES = {"lfn_large_queue": ("sync_tcp", "westwood_be"), "lossy": ("westwood_crb", "sync_tcp"),
-                "long_thin": ("hybla", "sync_tcp"), "high_speed": ("cubic", "hybla")}
+#: per path type: the right adaptation (the KB's choice for its pipe type) and a wrong one (on
+#: long thin paths Hybla, the KB's choice before the tuning instances showed it second-worst)
+SWITCH_CASES = {"lfn_large_queue": ("sync_tcp", "westwood_be"), "lossy": ("westwood_be", "sync_tcp"),
+                "long_thin": ("sync_tcp", "hybla"), "high_speed": ("cubic", "hybla")}
 SWITCH_KINDS = {"quick": ("lfn_large_queue", "lossy", "long_thin", "high_speed"), "full": tuple(SWITCH_CASES)}
 #: NewReno, then a switch at these times (s after 0): "early" where the agent typically switches
 #: (its first classification, one interval after the start), "late" far later

@@ -116,7 +116,12 @@ mod tests {
         );
         // lossy: two rows; expectations decide, ties to the first
         let d = decide(&rows, PipeType::Lossy, &[], &[], ("newreno", &none));
-        assert!(matches!(d, Decision::Switch { row, .. } if rows[row].adaptation == "westwood_crb"));
+        assert!(matches!(d, Decision::Switch { row, .. } if rows[row].adaptation == "westwood_be"));
+        // reordering and asymmetry have rows of their own, not the default's
+        let d = decide(&rows, PipeType::Reorder, &[], &[], ("newreno", &none));
+        assert!(matches!(d, Decision::Switch { row, .. } if rows[row].adaptation == "westwood_be"));
+        let d = decide(&rows, PipeType::Asymmetry, &[], &[], ("newreno", &none));
+        assert!(matches!(d, Decision::Switch { row, .. } if rows[row].adaptation == "hybla"));
         // mobile needs TCP-HO at the peer: without it the default row
         let d = decide(&rows, PipeType::Mobile, &[], &[], ("newreno", &none));
         assert!(

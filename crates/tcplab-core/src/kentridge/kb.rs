@@ -193,9 +193,14 @@ mod tests {
         let first = |p: PipeType| rows.iter().find(|r| r.targets(p)).map(|r| r.adaptation.as_str());
         assert_eq!(first(PipeType::LfnLargeQueue), Some("sync_tcp"));
         assert_eq!(first(PipeType::LfnSmallQueue), Some("cubic"));
-        assert_eq!(first(PipeType::Lossy), Some("westwood_crb"));
+        assert_eq!(first(PipeType::Lossy), Some("westwood_be"));
+        assert_eq!(first(PipeType::ReliableWireless), Some("westwood_be"));
         assert_eq!(first(PipeType::Mobile), Some("tcp_ho"));
         assert_eq!(first(PipeType::Default), Some("newreno"));
+        // the rows chosen on the benchmark's tuning instances (the CSV's comments)
+        assert_eq!(first(PipeType::LongThin), Some("sync_tcp"));
+        assert_eq!(first(PipeType::Reorder), Some("westwood_be"));
+        assert_eq!(first(PipeType::Asymmetry), Some("hybla"));
     }
 
     #[test]

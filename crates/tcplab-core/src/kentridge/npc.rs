@@ -116,9 +116,10 @@ pub const DEFAULT_PRECEDENCE: [PipeType; 9] = [
 pub struct Thresholds {
     /// Long RTT: brtt above this (s).
     pub long_rtt: f64,
-    /// Large cwnd: the period's largest cwnd above this (segments).
+    /// Large cwnd: the path's size (`bdp_size`: the BDP estimate, else the largest cwnd
+    /// seen) above this (segments).
     pub large_cwnd: f64,
-    /// Small cwnd: the period's largest cwnd below this (segments).
+    /// Small cwnd: the path's size below this (segments).
     pub small_cwnd: f64,
     /// Large queue: the period's largest queue delay above this (s; Sync-TCP's Th_qd).
     pub large_queue: f64,
@@ -138,6 +139,30 @@ pub struct Thresholds {
     /// turns on above x and off below x·(1 − h); a "less than" test turns on below x and
     /// off above x·(1 + h).
     pub hysteresis: f64,
+    /// What the size rules (2, 5, 6: `large_cwnd`, `small_cwnd`) compare: `true`, the
+    /// path's BDP estimated as the largest delivery rate × brtt (`Stats::bdp`), which
+    /// neither slow start's overshoot nor the running algorithm's window moves; `false`, the
+    /// largest cwnd seen (the thesis's "cwnd"). Set from Rust; not a key of the scenario's
+    /// `thresholds` table yet (docs/kentridge.md, "Classifier variants").
+    #[serde(skip_serializing, default = "yes")]
+    pub bdp_size: bool,
+    /// The LFN refinements wait for what the initial slow start has not yet shown
+    /// (`true`): rule 3 (small queue) until the queue has been probed (the first congestion
+    /// signal, `Stats::congested`, or the end of slow start without one), since before that
+    /// the largest queue delay seen is only a lower bound of the buffer; and neither rule
+    /// fires between the first congestion signal and the end of the initial slow start
+    /// (`Stats::settled`), so that the agent does not hand the overshoot's window and
+    /// ssthresh to the new algorithm in the middle of its recovery. Rule 4 (large queue)
+    /// may fire before the first congestion signal: a queue delay above `large_queue`
+    /// already shows a large buffer, and an early switch can spare the overshoot.
+    /// `false`: rules 3 and 4 read the queue at once (the thesis's reading). Set from
+    /// Rust, as `bdp_size`.
+    #[serde(skip_serializing, default = "yes")]
+    pub lfn_after_slow_start: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Default for Thresholds {
@@ -154,6 +179,8 @@ impl Default for Thresholds {
             window: 10.0,
             asymmetry: 4.0,
             hysteresis: 0.2,
+            bdp_size: true,
+            lfn_after_slow_start: true,
         }
     }
 }
@@ -210,6 +237,12 @@ pub struct Reading {
     pub data_per_ack: f64,
     /// Data segments the ratio counts, over `window` (it means nothing over a handful).
     pub sent: u64,
+    /// The BDP estimate (segments; `None` before the first delivery-rate sample).
+    pub bdp: Option<f64>,
+    /// The connection has left its initial slow start.
+    pub settled: bool,
+    /// The connection has seen a congestion signal.
+    pub congested: bool,
 }
 
 impl Reading {
@@ -235,6 +268,9 @@ impl Reading {
             notifications: stats.notifications.count_since(from),
             data_per_ack,
             sent: data,
+            bdp: stats.bdp(),
+            settled: stats.settled,
+            congested: stats.congested,
         }
     }
 }
@@ -248,6 +284,8 @@ pub struct Npc {
     pub th: Thresholds,
     pub precedence: Vec<PipeType>,
     pub current: PipeType,
+    /// What the last `classify` returned.
+    last: PipeType,
     long_rtt: Latch,
     large_cwnd: Latch,
     small_cwnd: Latch,
@@ -266,6 +304,7 @@ impl Npc {
             th,
             precedence,
             current: PipeType::Default,
+            last: PipeType::Default,
             long_rtt: Latch::default(),
             large_cwnd: Latch::default(),
             small_cwnd: Latch::default(),
@@ -284,8 +323,23 @@ impl Npc {
         let th = &self.th;
         let (lo, hi) = (1.0 - th.hysteresis, 1.0 + th.hysteresis);
         let long_rtt = self.long_rtt.above(r.brtt, th.long_rtt, th.long_rtt * lo);
-        let large_cwnd = self.large_cwnd.above(r.cwnd, th.large_cwnd, th.large_cwnd * lo);
-        let small_cwnd = self.small_cwnd.below(r.cwnd, th.small_cwnd, th.small_cwnd * hi);
+        // the size the rules compare: the BDP estimate (no size before its first sample:
+        // the latches keep what they had) or the largest cwnd
+        let size = if th.bdp_size { r.bdp } else { Some(r.cwnd) };
+        let (large_cwnd, small_cwnd) = match size {
+            Some(x) => (
+                self.large_cwnd.above(x, th.large_cwnd, th.large_cwnd * lo),
+                self.small_cwnd.below(x, th.small_cwnd, th.small_cwnd * hi),
+            ),
+            None => (self.large_cwnd.on, self.small_cwnd.on),
+        };
+        // when the LFN refinements may be read (`lfn_after_slow_start`): a small queue once
+        // the queue was probed (a congestion signal, or slow start ended without one); a
+        // large queue at once, but not between the first congestion signal and the end of
+        // the initial slow start (its overshoot's recovery)
+        let wait = th.lfn_after_slow_start;
+        let small_queue_known = !wait || r.congested || r.settled;
+        let large_queue_known = !wait || !r.congested || r.settled;
         let large_queue = self
             .large_queue
             .above(r.queue_delay, th.large_queue, th.large_queue * lo);
@@ -306,11 +360,22 @@ impl Npc {
         }
         if large_cwnd && long_rtt {
             // rule 2, refined by rules 3 and 4
-            m.push(if large_queue {
-                PipeType::LfnLargeQueue
+            let known = if large_queue {
+                large_queue_known
             } else {
-                PipeType::LfnSmallQueue
-            });
+                small_queue_known
+            };
+            if known {
+                m.push(if large_queue {
+                    PipeType::LfnLargeQueue
+                } else {
+                    PipeType::LfnSmallQueue
+                });
+            } else if matches!(self.last, PipeType::LfnLargeQueue | PipeType::LfnSmallQueue) {
+                // not readable now: the LFN type decided before stands (no switch back to
+                // the default row during the overshoot's recovery)
+                m.push(self.last);
+            }
         }
         if large_cwnd && !long_rtt {
             m.push(PipeType::HighSpeed); // rule 5
@@ -337,12 +402,13 @@ impl Npc {
     /// `Default` when none matches.
     pub fn classify(&mut self, r: &Reading) -> PipeType {
         let m = self.matches(r);
-        for p in &self.precedence {
-            if let Some(x) = m.iter().find(|x| *x == p || x.parent() == Some(*p)) {
-                return *x;
-            }
-        }
-        PipeType::Default
+        let p = self
+            .precedence
+            .iter()
+            .find_map(|p| m.iter().find(|x| *x == p || x.parent() == Some(*p)).copied())
+            .unwrap_or(PipeType::Default);
+        self.last = p;
+        p
     }
 }
 
@@ -367,6 +433,8 @@ mod tests {
             jitter: 0.1,
             data_per_ack: 2.0,
             sent: 1000,
+            bdp: Some(20.0),
+            settled: true,
             ..Reading::default()
         }
     }
@@ -384,6 +452,7 @@ mod tests {
                 Reading {
                     brtt: 0.2,
                     cwnd: 500.0,
+                    bdp: Some(500.0),
                     queue_delay: 0.05,
                     ..quiet()
                 },
@@ -393,6 +462,7 @@ mod tests {
                 Reading {
                     brtt: 0.2,
                     cwnd: 500.0,
+                    bdp: Some(500.0),
                     queue_delay: 0.002,
                     ..quiet()
                 },
@@ -402,6 +472,7 @@ mod tests {
                 Reading {
                     brtt: 0.01,
                     cwnd: 500.0,
+                    bdp: Some(500.0),
                     ..quiet()
                 },
                 PipeType::HighSpeed,
@@ -410,6 +481,7 @@ mod tests {
                 Reading {
                     brtt: 0.3,
                     cwnd: 5.0,
+                    bdp: Some(5.0),
                     ..quiet()
                 },
                 PipeType::LongThin,
@@ -462,6 +534,7 @@ mod tests {
             Reading {
                 brtt: 0.2,
                 cwnd: 50.0,
+                bdp: Some(50.0),
                 ..quiet()
             },
             Reading { spurious: 2, ..quiet() },
@@ -481,6 +554,7 @@ mod tests {
         let lfn = |qd| Reading {
             brtt: 0.2,
             cwnd: 500.0,
+            bdp: Some(500.0),
             queue_delay: qd,
             ..quiet()
         };
@@ -531,6 +605,7 @@ mod tests {
             corruptions: 3,
             brtt: 0.2,
             cwnd: 500.0,
+            bdp: Some(500.0),
             queue_delay: 0.05,
             repeated_timeouts: 3,
             ..quiet()
@@ -575,5 +650,133 @@ mod tests {
         // a type left out of the order is never chosen
         let mut n = Npc::new(Thresholds::default(), vec![PipeType::Lossy]);
         assert_eq!(n.classify(&Reading { corruptions: 0, ..all }), PipeType::Default);
+    }
+
+    fn thesis_sizes() -> Thresholds {
+        Thresholds {
+            bdp_size: false,
+            ..Thresholds::default()
+        }
+    }
+
+    #[test]
+    fn the_size_rules_read_the_bdp_estimate_not_the_overshooting_window() {
+        // a short path of BDP 20 whose slow start overshot to a window of 500: the BDP
+        // estimate keeps it out of "high speed"; the largest cwnd (the thesis's reading) not
+        let overshoot = Reading {
+            cwnd: 500.0,
+            bdp: Some(20.0),
+            ..quiet()
+        };
+        assert_eq!(npc().classify(&overshoot), PipeType::Default);
+        let mut n = Npc::new(thesis_sizes(), DEFAULT_PRECEDENCE.to_vec());
+        assert_eq!(n.classify(&overshoot), PipeType::HighSpeed);
+        // a fast path is high speed from its BDP estimate whatever the window
+        let fast = Reading {
+            cwnd: 50.0,
+            bdp: Some(300.0),
+            ..quiet()
+        };
+        assert_eq!(npc().classify(&fast), PipeType::HighSpeed);
+        // no estimate yet (no rate sample): no size rule fires
+        let young = Reading {
+            brtt: 0.5,
+            cwnd: 2.0,
+            bdp: None,
+            ..quiet()
+        };
+        assert_eq!(npc().classify(&young), PipeType::Default);
+        let mut n = Npc::new(thesis_sizes(), DEFAULT_PRECEDENCE.to_vec());
+        assert_eq!(n.classify(&young), PipeType::LongThin);
+    }
+
+    #[test]
+    fn a_long_thin_pipe_stays_long_thin_when_the_chosen_algorithm_grows_its_window() {
+        // 128 kb/s, RTT 0.6 s: BDP ≈ 6.4 segments. The agent's algorithm (Hybla was the
+        // KB's first choice) grows cwnd past the small-cwnd watermarks; the delivery rate
+        // cannot grow past the link's, so the BDP estimate stays below 8
+        let thin = |cwnd: f64, bdp: f64| Reading {
+            brtt: 0.6,
+            cwnd,
+            bdp: Some(bdp),
+            ..quiet()
+        };
+        let steps = [(4.0, 5.0), (12.0, 6.4), (16.0, 6.6), (16.0, 6.6), (30.0, 7.0)];
+        let mut n = npc();
+        for (k, &(c, b)) in steps.iter().enumerate() {
+            assert_eq!(n.classify(&thin(c, b)), PipeType::LongThin, "step {k}");
+        }
+        // the same run read from the window: long thin at first, default once cwnd > 9.6
+        let mut n = Npc::new(thesis_sizes(), DEFAULT_PRECEDENCE.to_vec());
+        let got: Vec<_> = steps.iter().map(|&(c, b)| n.classify(&thin(c, b))).collect();
+        assert_eq!(got[0], PipeType::LongThin);
+        assert_eq!(got[1..], [PipeType::Default; 4]);
+        // and the estimate's own watermarks: off only above 8 × 1.2
+        let mut n = npc();
+        assert_eq!(n.classify(&thin(4.0, 7.9)), PipeType::LongThin);
+        assert_eq!(n.classify(&thin(4.0, 9.5)), PipeType::LongThin);
+        assert_eq!(n.classify(&thin(4.0, 9.7)), PipeType::Default);
+    }
+
+    /// An LFN's readings: BDP estimate 500, RTT 124 ms, the queue delay and whether a
+    /// congestion signal came and the initial slow start ended.
+    fn lfn(queue_delay: f64, congested: bool, settled: bool) -> Reading {
+        Reading {
+            brtt: 0.124,
+            cwnd: 500.0,
+            bdp: Some(500.0),
+            queue_delay,
+            congested,
+            settled,
+            ..quiet()
+        }
+    }
+
+    #[test]
+    fn a_small_queue_is_not_read_before_the_queue_was_probed() {
+        // slow start at a window past 100 and no queue yet: not "small queue" (the thesis's
+        // reading says so, and the agent switched to CUBIC for a period)
+        let mut n = npc();
+        assert_eq!(n.classify(&lfn(0.001, false, false)), PipeType::Default);
+        let mut t = Npc::new(
+            Thresholds {
+                lfn_after_slow_start: false,
+                ..Thresholds::default()
+            },
+            DEFAULT_PRECEDENCE.to_vec(),
+        );
+        assert_eq!(t.classify(&lfn(0.001, false, false)), PipeType::LfnSmallQueue);
+        // the buffer overflowed at 4 ms of queue (a loss): small queue, in the recovery too
+        assert_eq!(n.classify(&lfn(0.004, true, false)), PipeType::LfnSmallQueue);
+        assert_eq!(n.classify(&lfn(0.004, true, true)), PipeType::LfnSmallQueue);
+        // a delay-based algorithm's own exit from slow start probes the queue as well
+        assert_eq!(npc().classify(&lfn(0.004, false, true)), PipeType::LfnSmallQueue);
+    }
+
+    #[test]
+    fn a_large_queue_is_read_before_the_first_loss_or_after_the_recovery_not_between() {
+        // seen in slow start before any loss: at once (the switch may spare the overshoot)
+        assert_eq!(npc().classify(&lfn(0.05, false, false)), PipeType::LfnLargeQueue);
+        // first seen after the overshoot's loss: not before slow start has ended
+        let mut n = npc();
+        assert_eq!(n.classify(&lfn(0.002, false, false)), PipeType::Default);
+        assert_eq!(n.classify(&lfn(0.08, true, false)), PipeType::Default);
+        assert_eq!(n.classify(&lfn(0.08, true, false)), PipeType::Default);
+        assert_eq!(n.classify(&lfn(0.08, true, true)), PipeType::LfnLargeQueue);
+        // the thesis's reading: at once, in the recovery
+        let mut t = Npc::new(
+            Thresholds {
+                lfn_after_slow_start: false,
+                ..Thresholds::default()
+            },
+            DEFAULT_PRECEDENCE.to_vec(),
+        );
+        assert_eq!(t.classify(&lfn(0.08, true, false)), PipeType::LfnLargeQueue);
+        // an LFN type decided before the first loss stands through the recovery (no
+        // switch back to the default row)
+        let mut n = npc();
+        assert_eq!(n.classify(&lfn(0.05, false, false)), PipeType::LfnLargeQueue);
+        assert_eq!(n.classify(&lfn(0.05, true, false)), PipeType::LfnLargeQueue);
+        assert_eq!(n.classify(&lfn(0.05, true, true)), PipeType::LfnLargeQueue);
     }
 }

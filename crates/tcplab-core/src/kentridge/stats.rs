@@ -3,13 +3,18 @@
 //!
 //! The sender keeps them in an `Option<Box<Stats>>`: a connection without KentRidge pays
 //! one pointer test at the slots on its ACK path and nothing else.
-use crate::cc::CcState;
-use crate::sim::Time;
+use crate::cc::{CcState, Phase};
+use crate::sim::{to_secs, Time};
 use std::collections::VecDeque;
 
 /// Weights of the smoothed loss-interval average, newest interval first (RFC 5348 §5.4,
 /// TFRC's n = 8): the thesis names a "smoothed average of loss intervals" without a filter.
 pub const LOSS_WEIGHTS: [f64; 8] = [1.0, 1.0, 1.0, 1.0, 0.8, 0.6, 0.4, 0.2];
+
+/// Fewest segments a delivery-rate sample spans (the cumulative ACK's advance): enough that
+/// a delayed or stretch ACK does not make one sample, and few enough that a slow-start
+/// burst of 16 segments already holds a sample taken at the bottleneck's pace.
+pub const RATE_SAMPLE_SEGMENTS: u64 = 8;
 
 /// A fast retransmission awaiting Eifel's verdict (RFC 3522): the segment, when it was
 /// retransmitted, the duplicate ACKs that triggered it, and whether it was counted as
@@ -64,6 +69,23 @@ pub struct Stats {
     pub max_cwnd: f64,
     /// The largest cwnd since the last classification, segments.
     pub period_max_cwnd: f64,
+    /// The largest delivery rate seen (segments/s; 0 before the first sample), since the
+    /// start or the last explicit notification: the cumulative ACK's advance over at least
+    /// [`RATE_SAMPLE_SEGMENTS`] segments divided by the time it took. A path cannot deliver
+    /// faster than its bottleneck, whatever window the algorithm keeps, so that
+    /// `max_rate × brtt` estimates the path's BDP (`bdp()`), where the window overshoots it
+    /// in slow start and is what the running algorithm makes of it afterwards.
+    pub max_rate: f64,
+    /// Where the running rate sample started: time and cumulative ACK.
+    rate_mark: Option<(Time, u64)>,
+    /// The connection has left its initial slow start (since the start or the last explicit
+    /// notification): a new ACK found it in congestion avoidance (after a loss's recovery or
+    /// an algorithm's own exit), or its window reached the receiver's. Until then the queue
+    /// has not been probed.
+    pub settled: bool,
+    /// A congestion signal (a loss event or an ECN-Echo) since the start or the last
+    /// explicit notification: the queue has been probed to its limit at least once.
+    pub congested: bool,
     /// ACKs received (new and duplicate), since the start and at the last classification.
     pub acks: u64,
     pub acks_mark: u64,
@@ -141,6 +163,10 @@ impl Stats {
         }
         self.period_max_cwnd = self.period_max_cwnd.max(st.cwnd);
         self.max_cwnd = self.max_cwnd.max(self.period_max_cwnd);
+        self.rate_sample(ack, st.now);
+        if st.phase == Phase::CongestionAvoidance || st.cwnd >= st.rwnd {
+            self.settled = true;
+        }
         if let Some(p) = self.pending {
             if ack > p.seq {
                 self.pending = None;
@@ -193,6 +219,7 @@ impl Stats {
     /// flags_handler: an ECN-Echo reduced the window (a congestion signal without loss:
     /// not a loss interval).
     pub fn on_ecn(&mut self, st: &CcState) {
+        self.congested = true;
         self.period_max_qd = self.period_max_qd.max(self.queue_delay(st));
         self.max_qd = self.max_qd.max(self.period_max_qd);
     }
@@ -205,6 +232,10 @@ impl Stats {
         self.max_qd = 0.0;
         self.max_cwnd = 0.0;
         self.brtt = f64::INFINITY;
+        self.max_rate = 0.0;
+        self.rate_mark = None;
+        self.settled = false;
+        self.congested = false;
     }
 
     /// disconnect_handler: the connection closed (nothing pending any more).
@@ -213,6 +244,28 @@ impl Stats {
     }
 
     // ---- derived quantities -----------------------------------------------------------
+
+    /// A new cumulative ACK `ack` at `now`: closes the running rate sample once it spans
+    /// [`RATE_SAMPLE_SEGMENTS`] and some time (dupacks do not move the cumulative ACK, so a
+    /// sample spans the hole of a loss or a reordering, and what is ACKed at once after it
+    /// is spread over that time).
+    fn rate_sample(&mut self, ack: u64, now: Time) {
+        match self.rate_mark {
+            Some((t0, a0)) if ack >= a0 + RATE_SAMPLE_SEGMENTS && now > t0 => {
+                let rate = (ack - a0) as f64 / to_secs(now - t0);
+                self.max_rate = self.max_rate.max(rate);
+                self.rate_mark = Some((now, ack));
+            }
+            Some(_) => {}
+            None => self.rate_mark = Some((now, ack)),
+        }
+    }
+
+    /// The path's bandwidth-delay product estimated from the largest delivery rate and the
+    /// smallest RTT seen, segments; `None` before a rate sample and an RTT sample.
+    pub fn bdp(&self) -> Option<f64> {
+        (self.max_rate > 0.0 && self.brtt.is_finite()).then(|| self.max_rate * self.brtt)
+    }
 
     /// A loss event at `sent` segments sent: closes a loss interval, records the queue
     /// delay and whether it counts as corruption (rule 8).
@@ -223,6 +276,7 @@ impl Stats {
             self.intervals.truncate(LOSS_WEIGHTS.len());
         }
         self.losses += 1;
+        self.congested = true;
         self.interval_start = sent;
         self.qd_at_loss = self.queue_delay(st);
         let corruption = self.qd_at_loss < self.small_queue;
@@ -455,5 +509,45 @@ mod tests {
         s.on_dup_ack();
         assert_eq!(s.window_ratio(110, secs(0.5)), (110.0 / 21.0, 110));
         assert_eq!(s.window_ratio(110, secs(1.5)), (90.0 / 11.0, 90));
+    }
+
+    #[test]
+    fn the_bdp_estimate_is_the_largest_delivery_rate_times_brtt() {
+        let mut s = Stats::new(0.003);
+        let mut st = st_at(1.0);
+        st.phase = Phase::SlowStart;
+        assert_eq!(s.bdp(), None);
+        // a slow-start burst through a 2000 segment/s bottleneck: an ACK for 2 segments
+        // every ms, RTT 0.1 s; the first sample closes after 8 segments
+        let mut ack = 0;
+        for k in 0..40u64 {
+            st.now = secs(1.0) + k * 1_000_000;
+            s.on_new_ack(ack, Some(0.1), None, &st);
+            ack += 2;
+        }
+        assert!((s.max_rate - 2000.0).abs() < 1e-9, "{}", s.max_rate);
+        assert!((s.bdp().unwrap() - 200.0).abs() < 1e-9);
+        // an idle gap and a hole: the cumulative ACK that jumps 40 segments after 50 ms
+        // is spread over the 50 ms (800 segments/s), not counted as a burst
+        st.now += 50_000_000;
+        s.on_new_ack(ack + 40, Some(0.1), None, &st);
+        assert!((s.max_rate - 2000.0).abs() < 1e-9);
+        // slow start has not ended yet: settled only in congestion avoidance
+        assert!(!s.settled && !s.congested);
+        st.phase = Phase::CongestionAvoidance;
+        s.on_new_ack(ack + 41, Some(0.1), None, &st);
+        assert!(s.settled);
+        // a loss is a congestion signal; a handoff starts the path afresh
+        s.on_fast_retransmit(ack, 3, 500, &st);
+        assert!(s.congested);
+        s.on_notification(st.now);
+        assert_eq!((s.bdp(), s.settled, s.congested), (None, false, false));
+        // a window that reaches the receiver's ends slow start too
+        let mut s = Stats::new(0.003);
+        st.phase = Phase::SlowStart;
+        st.rwnd = 10.0;
+        st.cwnd = 10.0;
+        s.on_new_ack(1, Some(0.1), None, &st);
+        assert!(s.settled);
     }
 }
