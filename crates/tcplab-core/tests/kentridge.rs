@@ -83,6 +83,43 @@ fn a_long_fat_pipe_with_a_large_queue_is_switched_to_sync_tcp() {
 }
 
 #[test]
+fn the_classifier_variants_turned_off_in_the_scenario_give_the_theses_reading() {
+    // the same long fat pipe with both variants off: the queue is read during slow start
+    // (small at 1 s, CUBIC for a period), then large once it has built
+    let off = json!({"kentridge": {"interval": "1s",
+        "thresholds": {"bdp_size": false, "lfn_after_slow_start": false}}});
+    let out = api::run(&one_link("50Mbps", "60ms", 760, 0.0, off, 20.0), 1).unwrap();
+    let rows = kr_rows(&out);
+    let types: Vec<_> = rows
+        .iter()
+        .filter(|r| r.1 == "pipe_type")
+        .map(|r| (r.0, r.3.clone()))
+        .collect();
+    assert!(types[0].1.starts_with("lfn_small_queue"), "{rows:?}");
+    assert!(types[0].0 <= 1.5, "{rows:?}");
+    assert!(types.iter().any(|t| t.1.starts_with("lfn_large_queue")), "{rows:?}");
+    let switched: Vec<_> = rows.iter().filter(|r| r.1 == "kr_switch").collect();
+    assert!(switched[0].3.contains("-> cubic"), "{rows:?}");
+    // false survives the normalised spec
+    let mut v: Value = serde_json::from_str(&one_link("10Mbps", "10ms", 100, 0.0, json!({}), 5.0)).unwrap();
+    v["flows"][0]["kentridge"] = json!({"thresholds": {"bdp_size": false}});
+    let s = tcplab_core::scenario::parse(&v.to_string()).unwrap();
+    let th = &s.flows[0].kentridge.as_ref().unwrap().thresholds;
+    assert!(!th.bdp_size && th.lfn_after_slow_start);
+    let again = tcplab_core::scenario::parse(&serde_json::to_string(&s).unwrap()).unwrap();
+    assert_eq!(s, again);
+    // not a boolean: one line naming the field
+    v["flows"][0]["kentridge"] = json!({"thresholds": {"lfn_after_slow_start": 1}});
+    match api::run(&v.to_string(), 1) {
+        Err(api::Error::Scenario(m)) => assert_eq!(
+            m,
+            "flows[0].kentridge.thresholds.lfn_after_slow_start: expected true or false, got 1"
+        ),
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+}
+
+#[test]
 fn a_lossy_link_is_a_lossy_network_and_gets_westwood() {
     // 10 Mb/s, 2 × 11 ms, 2 % random loss, a queue the window never fills.
     let out = api::run(&one_link("10Mbps", "10ms", 1000, 0.02, json!({}), 30.0), 2).unwrap();

@@ -142,9 +142,8 @@ pub struct Thresholds {
     /// What the size rules (2, 5, 6: `large_cwnd`, `small_cwnd`) compare: `true`, the
     /// path's BDP estimated as the largest delivery rate × brtt (`Stats::bdp`), which
     /// neither slow start's overshoot nor the running algorithm's window moves; `false`, the
-    /// largest cwnd seen (the thesis's "cwnd"). Set from Rust; not a key of the scenario's
-    /// `thresholds` table yet (docs/kentridge.md, "Classifier variants").
-    #[serde(skip_serializing, default = "yes")]
+    /// largest cwnd seen (the thesis's "cwnd"); `thresholds.bdp_size` in a scenario.
+    #[serde(default = "yes")]
     pub bdp_size: bool,
     /// The LFN refinements wait for what the initial slow start has not yet shown
     /// (`true`): rule 3 (small queue) until the queue has been probed (the first congestion
@@ -155,9 +154,9 @@ pub struct Thresholds {
     /// ssthresh to the new algorithm in the middle of its recovery. Rule 4 (large queue)
     /// may fire before the first congestion signal: a queue delay above `large_queue`
     /// already shows a large buffer, and an early switch can spare the overshoot.
-    /// `false`: rules 3 and 4 read the queue at once (the thesis's reading). Set from
-    /// Rust, as `bdp_size`.
-    #[serde(skip_serializing, default = "yes")]
+    /// `false`: rules 3 and 4 read the queue at once (the thesis's reading);
+    /// `thresholds.lfn_after_slow_start` in a scenario.
+    #[serde(default = "yes")]
     pub lfn_after_slow_start: bool,
 }
 

@@ -26,6 +26,8 @@ const THRESHOLDS: &[&str] = &[
     "window",
     "asymmetry",
     "hysteresis",
+    "bdp_size",
+    "lfn_after_slow_start",
 ];
 
 fn strings(path: &str, v: &Value) -> Result<Vec<String>, SpecError> {
@@ -77,6 +79,16 @@ fn thresholds(p: &str, v: Option<&Value>) -> Result<Thresholds, SpecError> {
                     return err(&q, format!("{h} is not allowed; must be in [0, 1)"));
                 }
                 th.hysteresis = h;
+            }
+            "bdp_size" | "lfn_after_slow_start" => {
+                let Some(b) = x.as_bool() else {
+                    return err(&q, format!("expected true or false, got {x}"));
+                };
+                if k == "bdp_size" {
+                    th.bdp_size = b;
+                } else {
+                    th.lfn_after_slow_start = b;
+                }
             }
             _ => return err(&q, format!("unknown threshold; allowed: {}", THRESHOLDS.join(", "))),
         }
