@@ -120,6 +120,41 @@ fn the_classifier_variants_turned_off_in_the_scenario_give_the_theses_reading() 
 }
 
 #[test]
+fn a_generators_flows_run_kentridge_and_a_summary_generator_refuses_it() {
+    // a closed loop of 4000-segment transfers over the lossy link: each generated flow is
+    // classified lossy and switched on its own
+    let mut v: Value = serde_json::from_str(&one_link("10Mbps", "10ms", 1000, 0.02, json!({}), 30.0)).unwrap();
+    v["flows"] = json!([]);
+    v["generators"] = json!([{"name": "g", "kind": "closed", "src": "a", "dst": "b", "size": {"dist": "constant", "value": 4000},
+        "think": {"dist": "constant", "value": 0}, "cc": "newreno", "tcp": {"timestamps": true, "rwnd": 100000},
+        "record": "flows", "kentridge": {"interval": "1s"}}]);
+    let out = api::run(&v.to_string(), 2).unwrap();
+    let (e, d) = (strs(&out, "event"), strs(&out, "detail"));
+    let flow = out.events.f64s("flow");
+    let switched: std::collections::BTreeSet<u64> = (0..e.len())
+        .filter(|&i| e[i] == "kr_switch" && d[i].contains("-> westwood_be: pipe lossy"))
+        .map(|i| flow[i] as u64)
+        .collect();
+    assert!(switched.len() >= 2, "{switched:?}");
+    match out.flows.column("cc_final") {
+        Some(Column::Str(cc)) => assert!(cc.iter().filter(|c| *c == "westwood_be").count() >= 2, "{cc:?}"),
+        _ => panic!("no cc_final"),
+    }
+    let spec = tcplab_core::scenario::parse(&v.to_string()).unwrap();
+    assert_eq!(spec.generators[0].kentridge.as_ref().unwrap().interval, 1.0);
+    let again = tcplab_core::scenario::parse(&serde_json::to_string(&spec).unwrap()).unwrap();
+    assert_eq!(spec, again);
+    v["generators"][0]["record"] = json!("summary");
+    match api::run(&v.to_string(), 2) {
+        Err(api::Error::Scenario(m)) => assert!(
+            m.starts_with("generators[0].kentridge: needs record = \"flows\""),
+            "{m}"
+        ),
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+}
+
+#[test]
 fn a_lossy_link_is_a_lossy_network_and_gets_westwood() {
     // 10 Mb/s, 2 × 11 ms, 2 % random loss, a queue the window never fills.
     let out = api::run(&one_link("10Mbps", "10ms", 1000, 0.02, json!({}), 30.0), 2).unwrap();

@@ -64,6 +64,8 @@ pub(super) struct RawGenerator {
     max_flows: Option<Value>,
     #[serde(default)]
     record: Option<String>,
+    #[serde(default)]
+    kentridge: Option<Map<String, Value>>,
 }
 
 /// A source of TCP flows created at run time between one pair of hosts.
@@ -114,6 +116,10 @@ pub struct GeneratorSpec {
     /// `packmime` only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub web: Option<WebSpec>,
+    /// TCP KentRidge on every flow the generator creates (as a flow's `kentridge`);
+    /// `record = "flows"` only: a summary generator keeps no per-flow records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kentridge: Option<crate::kentridge::KentRidgeSpec>,
 }
 
 /// The fields of a `packmime` generator.
@@ -274,6 +280,13 @@ fn expand_generator(
         .as_ref()
         .map(|v| int_in(&format!("{p}.max_flows"), v, 1, u64::MAX))
         .transpose()?;
+    let kentridge = super::kentridge::kentridge_spec(&format!("{p}.kentridge"), g.kentridge.as_ref())?;
+    if kentridge.is_some() && record != "flows" {
+        return err(
+            &format!("{p}.kentridge"),
+            "needs record = \"flows\" (a summary generator keeps no per-flow records for its decisions)",
+        );
+    }
     let web_fields = web_fields(&p, g)?;
     for k in 0..count {
         let (src, dst, web) = match &web_fields {
@@ -316,6 +329,7 @@ fn expand_generator(
             max_flows,
             record: record.clone(),
             web,
+            kentridge: kentridge.clone(),
         });
     }
     Ok(())

@@ -178,7 +178,7 @@ impl Generators {
                 delay_stats: false,
                 delay_trace: false,
                 handoff: None,
-                kentridge: None,
+                kentridge: gen.spec.kentridge.clone(),
             }),
         };
         gen.created += 1;
