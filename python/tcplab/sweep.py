@@ -455,7 +455,14 @@ def execute(runs: list, store: Store, jobs: int | None = None, scheduler=None, r
     Local runs are saved by their worker processes; runs on a Dask cluster are sent back and
     saved here. Each run's record (run.json, or the failure record) has ``peak_rss_bytes``,
     the peak resident memory of the process that ran it (null when unknown: Dask, a worker
-    that died)."""
+    that died).
+
+    Algorithms registered in this process (``tcplab.register_algorithm``) that the runs name
+    go with them and are registered in the worker before each run (spawned local workers
+    and Dask workers need them pickled; a class that cannot be is refused with
+    ExperimentError, one line, before any run). A knowledge-base CSV file is not read for
+    names: an algorithm registered and named only there does not reach spawned or Dask
+    workers (name it ``python:MODULE:CLASS`` in the file)."""
     t0 = time.time()
     jobs = _check_jobs(jobs)
     meter = PeakMeter().start()
