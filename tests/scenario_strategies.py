@@ -4,7 +4,10 @@ The valid scenarios are small (a few nodes and flows, a few simulated seconds at
 Mb/s) so that hundreds run in a minute, but they reach every part of the spec: explicit
 topologies, dumbbells and LANs, queue disciplines, every algorithm, fixed-size and bulk TCP flows with the TCP
 options, UDP sources with rate schedules, the three flow generators in both record modes,
-TCBI hosts, pcap captures, link changes and time series.
+TCBI hosts, pcap captures, link changes and time series, TCP KentRidge on flows (`kentridge`:
+period, thresholds, precedence, expectations, built-in or inline knowledge base) and link
+reordering (`reorder`, `reorder_ab`, `reorder_ba` on links whose direction has no codel or
+fq_codel queue and no link changes, which the validator refuses).
 """
 from __future__ import annotations
 
@@ -89,6 +92,92 @@ def dist(mean_hi: float):
     )
 
 
+PIPE_TYPES = ["reorder", "lfn", "lfn_small_queue", "lfn_large_queue", "high_speed", "long_thin",
+              "reliable_wireless", "lossy", "mobile", "asymmetry"]
+KB_TERMS = ["utilisation", "friendliness", "low_delay", "fairness", "loss_tolerance"]
+
+
+@st.composite
+def kb_rows(draw) -> list[dict]:
+    """An inline knowledge base: a few rows naming built-in algorithms (no peer capability
+    a flow may lack is required of every row)."""
+    rows = []
+    for _ in range(draw(st.integers(1, 4))):
+        row = {"adaptation": draw(st.sampled_from(ALGORITHMS[:12])),
+               "pipe_types": draw(st.lists(st.sampled_from(["default"] + PIPE_TYPES), min_size=1, max_size=3,
+                                           unique=True))}
+        if draw(st.booleans()):
+            row["advantages"] = draw(st.lists(st.sampled_from(KB_TERMS), min_size=1, max_size=2, unique=True))
+        if draw(st.integers(0, 3)) == 0:
+            row["shortcomings"] = draw(st.lists(st.sampled_from(KB_TERMS), min_size=1, max_size=2, unique=True))
+        if draw(st.integers(0, 3)) == 0:
+            row["capabilities"] = [draw(st.sampled_from(["sack", "timestamps", "ecn"]))]
+        rows.append(row)
+    return rows
+
+
+@st.composite
+def kentridge_tables(draw) -> dict:
+    """A flow's `kentridge` table: some of its fields, every one valid."""
+    k: dict = {}
+    if draw(st.booleans()):
+        k["interval"] = draw(st.sampled_from(["100ms", "250ms", 0.5, "1s"]))
+    pool = {
+        "long_rtt": st.sampled_from(["5ms", "50ms", 0.1]),
+        "large_queue": st.sampled_from(["1ms", "12ms"]),
+        "small_queue": st.sampled_from(["500us", "3ms"]),
+        "large_jitter": st.sampled_from([0.1, 0.5, 2]),
+        "window": st.sampled_from(["1s", "10s"]),
+        "asymmetry": st.sampled_from([1.5, 4]),
+        "hysteresis": st.sampled_from([0, 0.2, 0.9]),
+    }
+    th = {key: draw(pool[key]) for key in draw(st.lists(st.sampled_from(sorted(pool)), max_size=3, unique=True))}
+    if draw(st.booleans()):
+        th["small_cwnd"], th["large_cwnd"] = draw(st.sampled_from([(2, 10), (8, 100), (0.5, 4)]))
+    if draw(st.booleans()):
+        th["frequent_off"], th["frequent"] = draw(st.sampled_from([(0, 1), (1, 3), (2, 5)]))
+    if th:
+        k["thresholds"] = th
+    if draw(st.booleans()):
+        k["precedence"] = draw(st.lists(st.sampled_from(PIPE_TYPES), min_size=1, max_size=5, unique=True))
+    if draw(st.booleans()):
+        rows = draw(kb_rows())
+        k["kb"] = rows
+        terms = sorted({t for r in rows for t in r.get("advantages", []) + r.get("shortcomings", [])})
+        if terms and draw(st.booleans()):
+            k["expectations"] = draw(st.lists(st.sampled_from(terms), min_size=1, max_size=2, unique=True))
+    elif draw(st.booleans()):
+        k["kb"] = "builtin"
+    return k
+
+
+reorder_models = st.builds(lambda p, d: {"prob": p, "delay": d}, st.sampled_from([0.001, 0.01, 0.2, 0.9]),
+                           st.sampled_from(["100us", "2ms", 0.01]))
+
+
+def _scheduled(q) -> bool:
+    return isinstance(q, dict) and q.get("type") in ("codel", "fq_codel")
+
+
+@st.composite
+def with_reordering(draw, link: dict) -> dict:
+    """The link, with a reordering model on some of its directions whose queue allows it."""
+    ab = link.get("queue_ab", link.get("queue"))
+    ba = link.get("queue_ba", link.get("queue"))
+    how = draw(st.sampled_from(["none", "none", "both", "ab", "ba"]))
+    if how == "both" and not _scheduled(ab) and not _scheduled(ba):
+        link["reorder"] = draw(reorder_models)
+    elif how == "ab" and not _scheduled(ab):
+        link["reorder_ab"] = draw(reorder_models)
+    elif how == "ba" and not _scheduled(ba):
+        link["reorder_ba"] = draw(reorder_models)
+    return link
+
+
+def reorders(link: dict) -> bool:
+    return any(k in link for k in ("reorder", "reorder_ab", "reorder_ba"))
+
+
 @st.composite
 def topology(draw) -> tuple[dict, list[str]]:
     """Nodes, links (and LANs) as a spec fragment, and the names of the hosts."""
@@ -121,7 +210,7 @@ def topology(draw) -> tuple[dict, list[str]]:
         if len(routers) >= 2 and draw(st.booleans()):  # a parallel path with another cost
             links.append({"a": routers[0], "b": routers[-1], "rate": draw(rates), "delay": draw(delays),
                           "cost": draw(st.sampled_from([1, 2.5, 10]))})
-        spec["links"] = links
+        spec["links"] = [draw(with_reordering(link)) for link in links]
     if kind.endswith("lan"):
         members = [f"m{i}" for i in range(draw(st.integers(2, 4)))]
         spec.setdefault("nodes", []).extend({"name": m} for m in members)
@@ -145,7 +234,8 @@ def topology(draw) -> tuple[dict, list[str]]:
             if "dumbbell" in spec:  # dumbbell hosts cannot be redeclared: put TCBI on a new host
                 host = "t0"
                 nodes.append({"name": host, "tcbi": tcbi})
-                spec.setdefault("links", []).append({"a": host, "b": "r1", "rate": "100Mbps", "delay": "1ms"})
+                spec.setdefault("links", []).append(
+                    draw(with_reordering({"a": host, "b": "r1", "rate": "100Mbps", "delay": "1ms"})))
                 hosts.append(host)
         else:
             entry["tcbi"] = tcbi
@@ -174,6 +264,8 @@ def flows(draw, hosts: list[str], duration: float) -> list[dict]:
                 f["tcp"] = opts
             if draw(st.integers(0, 4)) == 0:
                 f["switch"] = [{"at": round(duration / 2, 3), "cc": draw(st.sampled_from(ALGORITHMS[:6]))}]
+            if draw(st.integers(0, 3)) == 0:
+                f["kentridge"] = draw(kentridge_tables())
         f["start"] = draw(times_in(duration * 0.9))
         if draw(st.integers(0, 3)) == 0:
             f["stop"] = round(f["start"] + 0.001 + draw(times_in(duration)), 3)
@@ -207,7 +299,9 @@ def generators(draw, hosts: list[str], duration: float) -> list[dict]:
 def link_changes(draw, spec: dict, duration: float) -> list[dict]:
     """Changes of the topology's links (explicit or the dumbbell's) at times within the run:
     delay, rate, queue, loss, and outages (kept or dropped queue) with or without an up."""
-    ends = [(l["a"], l["b"]) for l in spec.get("links", [])]
+    # Not the ends of a reordering link: the validator refuses changes of those.
+    reordering = {frozenset((l["a"], l["b"])) for l in spec.get("links", []) if reorders(l)}
+    ends = [(l["a"], l["b"]) for l in spec.get("links", []) if frozenset((l["a"], l["b"])) not in reordering]
     if "dumbbell" in spec:
         n = spec["dumbbell"]["pairs"]
         ends += [("r1", "r2")] + [(f"s{i}", "r1") for i in range(n)] + [("r2", f"d{i}") for i in range(n)]
@@ -297,12 +391,22 @@ def set_path(spec, path, value):
         node[path[-1]] = value
 
 
+KENTRIDGE_AND_REORDER = ("kentridge", "reorder", "reorder_ab", "reorder_ba")
+
+
+def uses(spec: dict, keys=KENTRIDGE_AND_REORDER) -> bool:
+    """The spec has one of these fields somewhere (by default: KentRidge or reordering)."""
+    return any(p and p[-1] in keys for p, _ in paths(spec))
+
+
 @st.composite
-def mutated_scenarios(draw) -> tuple[dict, str]:
+def mutated_scenarios(draw, within: tuple[str, ...] | None = None) -> tuple[dict, str]:
     """A valid scenario with one field replaced by a suspicious value, a field removed, or an
-    unknown field added; and a description of the mutation."""
-    spec = copy.deepcopy(draw(valid_scenarios()))
-    candidates = [p for p, _ in paths(spec) if p]
+    unknown field added; and a description of the mutation. With ``within``, a scenario that
+    has one of these fields, mutated at it or inside it."""
+    base = valid_scenarios() if within is None else valid_scenarios().filter(lambda s: uses(s, within))
+    spec = copy.deepcopy(draw(base))
+    candidates = [p for p, _ in paths(spec) if p and (within is None or any(k in within for k in p))]
     path = draw(st.sampled_from(candidates))
     how = draw(st.sampled_from(["replace", "replace", "replace", "unknown_key"]))
     if how == "unknown_key":

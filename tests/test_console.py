@@ -96,6 +96,20 @@ def test_a_scripted_session_views_switches_saves_and_matches_a_scheduled_switch(
         == [(2.0, "manual_switch:cubic")]
 
 
+def test_the_time_is_said_once_after_run_and_step(scenario):
+    path, _ = scenario
+    p = console(path, "ls\nrun 2\nls\nshow clean1\nset lossy cubic\nls\nstep 1\nls\ntime\nls\n")
+    assert p.returncode == 0 and p.stderr == ""
+    told = [line for line in p.stdout.splitlines() if line.startswith("t = ")]
+    # the listing at 0 s says when it is; after `run` and `step` the listings do not repeat it
+    assert told[0] == "t = 0 s"
+    assert told[1].startswith("t = 2 s (") and told[2].startswith("t = 3 s (")
+    assert told[3] == "t = 3 s of 10 s"
+    assert len(told) == 4, told
+    assert p.stdout.count("t = 2 s") == 1 + p.stdout.count("at t = 2 s")  # `set` says when it switched
+    assert sum(line.startswith("clean0 ") for line in p.stdout.splitlines()) == 5  # five listings
+
+
 def test_end_of_input_ends_the_session_and_nothing_is_written(scenario, tmp_path):
     path, _ = scenario
     p = console(path, "run 1\nls\n", cwd=tmp_path)

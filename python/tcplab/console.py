@@ -71,6 +71,9 @@ class Console:
         self.out = out
         self.name = name
         self.saved_to: str | None = None
+        # The simulated time the last line saying it gave (None: none yet): a listing after
+        # `run` or `step` does not say it again.
+        self._told: float | None = None
 
     def say(self, text: str = "") -> None:
         self.out.write(text + "\n")
@@ -105,6 +108,7 @@ class Console:
         except KeyboardInterrupt:
             try:
                 self.say(f"interrupted at t = {self.sim.now:.6g} s")
+                self._told = self.sim.now
             except Exception:  # noqa: BLE001 - the simulation closed
                 self.say("interrupted")
         except (ConsoleError, _core.ScenarioError, OutputError, ValueError, TypeError, RuntimeError) as e:
@@ -145,6 +149,14 @@ class Console:
 
     def _reached(self) -> None:
         self.say(f"t = {self.sim.now:.6g} s ({self.sim.events} events)")
+        self._told = self.sim.now
+
+    def _time_header(self) -> None:
+        """The time a listing is of, unless the line before it said that time already."""
+        now = self.sim.now
+        if self._told != now:
+            self.say(f"t = {now:.6g} s")
+            self._told = now
 
     def do_help(self, args):
         self.say(HELP)
@@ -153,6 +165,7 @@ class Console:
         self._need(args, 0, "time")
         state = " (finished)" if self.sim.finished else ""
         self.say(f"t = {self.sim.now:.6g} s of {self.sim.duration:g} s{state}")
+        self._told = self.sim.now
 
     do_now = do_time
 
@@ -207,7 +220,7 @@ class Console:
                 str(int(t["timeouts"][i])),
                 t["pipe"][i],
             ])
-        self.say(f"t = {self.sim.now:.6g} s")
+        self._time_header()
         self.say(_table(rows, ["name", "4-tuple", "algorithm", "phase", "cwnd", "ssthresh", "srtt ms",
                                "flight", "delivered", "retx", "timeouts", "pipe"]))
         if show < n:
@@ -221,7 +234,7 @@ class Console:
         self._running()
         row = self.sim.connection(args[0])
         width = max(len(k) for k in row)
-        self.say(f"t = {self.sim.now:.6g} s")
+        self._time_header()
         for k, v in row.items():
             self.say(f"  {k.ljust(width)}  {_fmt(v)}")
 

@@ -54,8 +54,9 @@ class PluginLoadError(Exception):
 
 def register_algorithm(name: str, cls: type) -> None:
     """Make the plug-in class ``cls`` available as ``cc = name`` in this process (for
-    prototyping in a notebook; runs in other processes, such as a sweep's workers, load
-    plug-ins by ``python:module:Class`` instead). Registering a name again replaces it."""
+    prototyping in a notebook). A sweep (:func:`tcplab.sweep.execute`) started afterwards
+    sends the registrations its runs use to its worker processes, local or Dask (see
+    docs/kentridge.md, "Python plug-ins"). Registering a name again replaces it."""
     from tcplab import _core
 
     if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.-]*", name):
@@ -76,6 +77,31 @@ def unregister_algorithm(name: str) -> None:
 def registered_algorithms() -> list[str]:
     """The names given to :func:`register_algorithm`, sorted."""
     return sorted(_REGISTERED)
+
+
+def registrations_used(spec) -> dict[str, type]:
+    """The registrations (name -> class) a spec names anywhere (as ``cc``, in ``switch``, in
+    an inline knowledge base): what a run of it in another process needs registered."""
+    if not _REGISTERED:
+        return {}
+    used: dict[str, type] = {}
+    stack = [spec]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            if v in _REGISTERED:
+                used[v] = _REGISTERED[v]
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, (list, tuple)):
+            stack.extend(v)
+    return used
+
+
+def install(registrations: dict[str, type]) -> None:
+    """Register ``registrations`` (from :func:`registrations_used` in another process) in
+    this one: a sweep's worker does it before each run."""
+    _REGISTERED.update(registrations)
 
 
 def _load_file(path: Path):

@@ -166,16 +166,39 @@ class Scenario:
         self._d.setdefault("nodes", []).append({"name": name, "kind": kind})
         return self
 
-    def link(self, a: str, b: str, rate, delay, **options) -> "Scenario":
-        self._d.setdefault("links", []).append({"a": a, "b": b, "rate": rate, "delay": delay, **options})
+    def link(self, a: str, b: str, rate, delay, *, reorder=None, reorder_ab=None, reorder_ba=None,
+             **options) -> "Scenario":
+        """A duplex link; ``options`` are the fields of ``[[links]]`` (docs/scenario.md).
+        ``reorder`` (both directions), ``reorder_ab``, ``reorder_ba``: the reordering model,
+        a table ``{"prob": p, "delay": t}`` or a pair ``(p, t)``: each packet held back by t
+        with probability p (docs/kentridge.md, "Link reordering")."""
+        where = f"links[{len(self._d.get('links', []))}]"
+        link = {"a": a, "b": b, "rate": rate, "delay": delay, **options}
+        for name, value in (("reorder", reorder), ("reorder_ab", reorder_ab), ("reorder_ba", reorder_ba)):
+            if value is not None:
+                link[name] = _reorder_table(f"{where}.{name}", value)
+        self._d.setdefault("links", []).append(link)
         return self
 
     def dumbbell(self, pairs: int, bottleneck: dict, access: dict) -> "Scenario":
         self._d["dumbbell"] = {"pairs": pairs, "bottleneck": dict(bottleneck), "access": dict(access)}
         return self
 
-    def flow(self, src: str, dst: str, **options) -> "Scenario":
-        self._d.setdefault("flows", []).append({"src": src, "dst": dst, **options})
+    def flow(self, src: str, dst: str, *, kentridge=None, **options) -> "Scenario":
+        """A ``[[flows]]`` entry; ``options`` are its fields (docs/scenario.md).
+        ``kentridge``: TCP KentRidge's table (``interval``, ``thresholds``, ``precedence``,
+        ``expectations``, ``kb``; docs/kentridge.md), or True for its defaults; None or
+        False: off."""
+        f = {"src": src, "dst": dst, **options}
+        if kentridge is True:
+            f["kentridge"] = {}
+        elif isinstance(kentridge, dict):
+            f["kentridge"] = copy.deepcopy(kentridge)
+        elif kentridge is not None and kentridge is not False:
+            where = f"flows[{len(self._d.get('flows', []))}].kentridge"
+            raise ScenarioError(f"{where}: {kentridge!r} is not allowed; allowed: a table (dict) of KentRidge's "
+                                "fields, True for the defaults, or None/False for off")
+        self._d.setdefault("flows", []).append(f)
         return self
 
     def voip(self, src: str, dst: str, **options) -> "Scenario":
@@ -207,6 +230,16 @@ class Scenario:
 
     def normalised(self) -> dict:
         return normalise(self._d)
+
+
+def _reorder_table(where: str, value) -> dict:
+    """A reordering model given to the builder: a table, or a pair (prob, delay)."""
+    if isinstance(value, dict):
+        return dict(value)
+    if isinstance(value, (list, tuple)) and len(value) == 2:
+        return {"prob": value[0], "delay": value[1]}
+    raise ScenarioError(f"{where}: {value!r} is not allowed; allowed: a table {{\"prob\": p, \"delay\": t}} "
+                        "or a pair (p, t)")
 
 
 def to_toml(spec: dict) -> str:

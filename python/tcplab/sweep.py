@@ -45,10 +45,12 @@ class _RunAndStore:
     runs nothing else (a fresh one per run), so its peak resident memory is this run's:
     recorded in run.json as ``peak_rss_bytes``."""
 
-    def __init__(self, worker: Callable, root: Path):
+    def __init__(self, worker: Callable, root: Path, plugins: dict | None = None):
         self.worker, self.root = worker, root
+        self.plugins = plugins or {}  # the registered algorithms the runs use (register_algorithm)
 
     def __call__(self, spec: dict, seed: int, wall_limit: float | None, key: str, params: dict, attempt: int):
+        _install_plugins(self.plugins)
         results, error, wall = self.worker(spec, seed, wall_limit)
         info = {"stored": False, "environmental": False, "peak_rss_bytes": None}
         if error is None:
@@ -72,12 +74,59 @@ class _MeasuredRun:
     worker process's high-water mark when the run ended (at least the run's peak, and shared
     with whatever else that process ran)."""
 
-    def __init__(self, worker: Callable):
+    def __init__(self, worker: Callable, plugins: dict | None = None):
         self.worker = worker
+        self.plugins = plugins or {}  # sent with every task (cloudpickle): see _Dask
 
     def __call__(self, spec: dict, seed: int, wall_limit: float | None):
+        _install_plugins(self.plugins)
         results, error, wall = self.worker(spec, seed, wall_limit)
         return results, error, wall, {"peak_rss_bytes": None, "worker_max_rss_bytes": peak_rss_bytes()}
+
+
+def _install_plugins(plugins: dict) -> None:
+    """Register, in a worker process, the algorithms the sweep's process had registered
+    (``tcplab.register_algorithm``) and its runs use: a worker made by fork has them
+    already, one made by spawn or a Dask worker does not."""
+    if plugins:
+        from tcplab.plugins import install
+
+        install(plugins)
+
+
+def _plugins_for(runs: list, backend: str) -> dict:
+    """The registered algorithms the runs use, checked up front to reach the workers of
+    ``backend`` ("fork": inherited; "spawn": pickled; "dask": pickled with cloudpickle).
+    A class that cannot be sent is refused in one line before any run starts."""
+    from tcplab.plugins import registrations_used
+
+    used: dict = {}
+    for r in runs:
+        used.update(registrations_used(r.spec))
+    if not used or backend == "fork":
+        return used
+    if backend == "dask":
+        try:
+            from distributed.protocol.pickle import dumps
+        except ImportError:  # pragma: no cover - dask without distributed
+            import pickle
+
+            dumps = pickle.dumps
+    else:
+        import pickle
+
+        dumps = pickle.dumps
+    for name, cls in sorted(used.items()):
+        try:
+            dumps(cls)
+        except Exception as e:  # noqa: BLE001 - whatever the pickler raises, the class cannot go
+            first = " ".join(str(e).split())
+            where = "the Dask workers" if backend == "dask" else "the sweep's worker processes (spawn)"
+            raise ex.ExperimentError(
+                f"cc: registered algorithm {name!r} ({getattr(cls, '__qualname__', cls)!r}) cannot be sent to "
+                f"{where}: {type(e).__name__}: {first}; allowed: a class defined at the top level of an importable "
+                f"module, or cc = \"python:MODULE:CLASS\"") from None
+    return used
 
 
 #: attempts of a run whose worker process dies: the first and two retries
@@ -268,6 +317,12 @@ class _Local:
     def __init__(self, jobs: int):
         self.jobs = jobs
 
+    @staticmethod
+    def start_method() -> str:
+        """How its worker processes start: "fork" (they inherit the sweep process's state,
+        registered algorithms included) or "spawn"."""
+        return WorkerPool.start_method()
+
     def run(self, worker: Callable, tasks: list[tuple], tick: Callable | None = None):
         try:  # imported once here rather than by every run's process when it saves its results
             import pyarrow.parquet  # noqa: F401
@@ -340,7 +395,7 @@ class _Dask:
     def run(self, worker: Callable, tasks: list[tuple], tick: Callable | None = None):
         from dask.distributed import as_completed
 
-        measured = _MeasuredRun(worker)
+        measured = worker if isinstance(worker, _MeasuredRun) else _MeasuredRun(worker)
         futures = {self.client.submit(measured, *args, pure=False): i for i, args in enumerate(tasks)}
         try:
             for fut in as_completed(list(futures)):
@@ -400,7 +455,14 @@ def execute(runs: list, store: Store, jobs: int | None = None, scheduler=None, r
     Local runs are saved by their worker processes; runs on a Dask cluster are sent back and
     saved here. Each run's record (run.json, or the failure record) has ``peak_rss_bytes``,
     the peak resident memory of the process that ran it (null when unknown: Dask, a worker
-    that died)."""
+    that died).
+
+    Algorithms registered in this process (``tcplab.register_algorithm``) that the runs name
+    go with them and are registered in the worker before each run (spawned local workers
+    and Dask workers need them pickled; a class that cannot be is refused with
+    ExperimentError, one line, before any run). A knowledge-base CSV file is not read for
+    names: an algorithm registered and named only there does not reach spawned or Dask
+    workers (name it ``python:MODULE:CLASS`` in the file)."""
     t0 = time.time()
     jobs = _check_jobs(jobs)
     meter = PeakMeter().start()
@@ -421,14 +483,17 @@ def execute(runs: list, store: Store, jobs: int | None = None, scheduler=None, r
         else:
             todo.append((n, r, key))
     if todo:
+        # The registered algorithms the runs use go with them (refused here, before any run,
+        # if they cannot reach the workers).
+        plugins = _plugins_for([r for _, r, _ in todo], "dask" if scheduler is not None else _Local.start_method())
         backend = (_Dask(scheduler, _scheduler_timeout(connect_timeout)) if scheduler is not None
                    else _Local(jobs))
         bar = Progress(label, len(todo)) if progress else None
         if isinstance(backend, _Local):
-            fn, tasks = _RunAndStore(worker, store.root), [(r.spec, r.seed, r.wall_limit, key, r.params)
-                                                            for _, r, key in todo]
+            fn, tasks = _RunAndStore(worker, store.root, plugins), [(r.spec, r.seed, r.wall_limit, key, r.params)
+                                                                     for _, r, key in todo]
         else:
-            fn, tasks = worker, [(r.spec, r.seed, r.wall_limit) for _, r, _ in todo]
+            fn, tasks = _MeasuredRun(worker, plugins), [(r.spec, r.seed, r.wall_limit) for _, r, _ in todo]
 
         def tick():
             meter.sample()

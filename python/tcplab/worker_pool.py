@@ -98,11 +98,19 @@ class WorkerPool:
     memory is returned when the task ends, and the process's peak resident size is that
     task's (sweeps run this way)."""
 
-    def __init__(self, fn: Callable, size: int, tasks_per_process: int | None = None):
+    #: how workers start: None for fork where it exists, else spawn (tests set "spawn")
+    START_METHOD: str | None = None
+
+    @classmethod
+    def start_method(cls) -> str:
         # fork: workers start at once and scripts without a __main__ guard still work (the
         # core runs no threads of its own); spawn where fork does not exist.
-        methods = multiprocessing.get_all_start_methods()
-        self.ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+        if cls.START_METHOD is not None:
+            return cls.START_METHOD
+        return "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+
+    def __init__(self, fn: Callable, size: int, tasks_per_process: int | None = None):
+        self.ctx = multiprocessing.get_context(self.start_method())
         self.fn, self.size = fn, size
         self.tasks_per_process = tasks_per_process
         self.workers: list[_Worker] = []

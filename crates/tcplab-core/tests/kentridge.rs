@@ -341,7 +341,10 @@ fn reordering_is_validated() {
     let mut spec: Value = serde_json::from_str(&reordering(json!({"prob": 0.1, "delay": 0.005}), true)).unwrap();
     spec["links"][1]["queue"] = json!({"type": "codel"});
     match api::run(&spec.to_string(), 1) {
-        Err(api::Error::Scenario(m)) => assert!(m.starts_with("links[1].reorder: not with a codel queue"), "{m}"),
+        Err(api::Error::Scenario(m)) => assert!(
+            m.starts_with("links[1].reorder_ab: {prob = 0.1, delay = 0.005} is not allowed with the codel queue"),
+            "{m}"
+        ),
         other => panic!("{:?}", other.map(|_| ())),
     }
 }

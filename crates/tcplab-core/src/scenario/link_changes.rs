@@ -154,10 +154,15 @@ fn normalise_one(
 ) -> Result<LinkChangeSpec, SpecError> {
     let p = format!("link_changes[{i}]");
     let (a, b) = ends(&p, c, links, lans)?;
-    if find_link(links, &a, &b).is_some_and(|l| l.reorder_ab.is_some() || l.reorder_ba.is_some()) {
+    if let Some(l) = find_link(links, &a, &b).filter(|l| l.reorder_ab.is_some() || l.reorder_ba.is_some()) {
         return err(
             &p,
-            format!("the link {a}-{b} has a reordering model; scheduled changes and reordering do not combine"),
+            format!(
+                "a change of the link {}-{} is not allowed: it has a reordering model (reorder), and a \
+                 link with scheduled changes cannot reorder; allowed: changes of links without \
+                 reorder, reorder_ab or reorder_ba",
+                l.a, l.b
+            ),
         );
     }
     let direction = match &c.direction {

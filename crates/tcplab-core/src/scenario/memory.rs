@@ -45,6 +45,31 @@ pub const PER_LOGGED_REQUEST: f64 = 3.0 * 256.0;
 /// A captured packet: record header and IP/TCP headers, kept three times (core, result,
 /// file buffer).
 pub const PER_CAPTURED_PACKET: f64 = 3.0 * (16.0 + 40.0);
+/// TCP KentRidge (a flow with a `kentridge` table), beyond its two boxes (the classifier
+/// and agent's `KentRidge`, the sender's `Stats`, counted by their size):
+/// - the knowledge base's rows in the flow's copy of the normalised spec: each flow carries
+///   its whole table in the summary's JSON text (about 125 bytes a row) and in the Python
+///   dict made of it (the core holds one copy per `[[flows]]` entry; measured: 5000 flows
+///   with the built-in table of 17 rows that end before their first classification need
+///   3.1 KB more each, boxes included);
+pub const PER_KB_ROW_COPY: f64 = 512.0;
+/// - a row of the classifier's events (`pipe_type`, then the agent's `kr_switch`, `kr_keep`
+///   or `kr_no_adaptation`): the core's record and its `detail` text, then an events-table
+///   row and its Python copies. Counted as the bound, two per classification: with the
+///   watermarks a flow changes far less often (500 bulk flows classified every 100 ms for
+///   20 s: 18 rows each, 9 KB more per flow than without KentRidge), but a path whose type
+///   flips every period is not refused a run it cannot hold;
+pub const PER_KR_EVENT: f64 = 128.0 + 256.0;
+/// - a past period of the data/ACK ratio (end, data segments, ACKs), with the deque's
+///   spare capacity;
+pub const PER_KR_PERIOD: f64 = 2.0 * 24.0;
+/// - the six deques of time-stamped events (fast retransmissions, timeouts, repeated
+///   timeouts, corruptions, spurious retransmissions, notifications), pruned to the window:
+///   room for 64 events each (a typical window's; they are not bounded by the spec);
+pub const PER_KR_RECENT: f64 = 6.0 * 64.0 * 8.0;
+/// - the time-series columns a run with KentRidge has on every flow row (`pipe_type` and the
+///   five `kr_` statistics), in the core and the Python copies.
+pub const PER_KR_SAMPLE: f64 = 6.0 * 8.0 * 3.0;
 
 const MIB: f64 = 1024.0 * 1024.0;
 
@@ -192,11 +217,39 @@ pub fn estimate(spec: &Spec) -> Estimate {
         ("pcap", captured * PER_CAPTURED_PACKET),
         ("delay traces", traced_datagrams(spec) * PER_TRACED_DATAGRAM),
         ("web request logs", logged_requests(spec) * PER_LOGGED_REQUEST),
+        ("KentRidge", kentridge(spec, flow_rows)),
     ];
     Estimate {
         bytes: parts.iter().map(|(_, b)| b).sum(),
         parts,
     }
+}
+
+/// The memory of one flow's TCP KentRidge (`kentridge` table) over a run of `duration`
+/// seconds: its two boxes, its buffers (past periods, event deques), its classifier's
+/// events and its copy of the knowledge base in the normalised spec.
+pub fn kentridge_flow(k: &crate::kentridge::KentRidgeSpec, duration: f64) -> f64 {
+    use std::mem::size_of;
+    let boxes = (size_of::<crate::kentridge::KentRidge>() + size_of::<crate::kentridge::Stats>()) as f64;
+    let classifications = (duration / k.interval).floor() + 1.0;
+    let periods = (k.thresholds.window / k.interval).ceil() + 1.0;
+    let events = 2.0 * classifications * (size_of::<crate::kentridge::KrEvent>() as f64 + PER_KR_EVENT);
+    boxes + periods.min(classifications) * PER_KR_PERIOD + PER_KR_RECENT + events + k.kb.len() as f64 * PER_KB_ROW_COPY
+}
+
+/// TCP KentRidge's state over the flows that run it, and, when any does, its time-series
+/// columns on every one of the `flow_rows` sampled flow rows.
+fn kentridge(spec: &Spec, flow_rows: f64) -> f64 {
+    let per_flow: f64 = spec
+        .flows
+        .iter()
+        .filter_map(|f| f.kentridge.as_ref())
+        .map(|k| kentridge_flow(k, spec.sim.duration))
+        .sum();
+    if per_flow == 0.0 {
+        return 0.0;
+    }
+    per_flow + flow_rows * PER_KR_SAMPLE
 }
 
 /// Requests the packmime generators with `log_requests` make: half their expected flows
@@ -548,6 +601,85 @@ mod tests {
         assert!((g(2) - 1000.0 / (0.98 + 0.02 + 0.00104)).abs() < 1e-6, "{}", g(2));
         let e = estimate(&s);
         assert!((part(&e, "generated flows") - (1007.0 * PER_RECORDED_FLOW + g(2) * PER_SUMMARY_FLOW)).abs() < 1e-3);
+    }
+
+    fn kentridge_flows(
+        count: u64,
+        kentridge: Option<serde_json::Value>,
+        memory_limit: Option<u64>,
+    ) -> serde_json::Value {
+        let mut flow = json!({"src": "a", "dst": "b", "count": count, "tcp": {"timestamps": true}});
+        if let Some(k) = kentridge {
+            flow["kentridge"] = k;
+        }
+        let mut s = json!({
+            "sim": {"duration": 100, "sample_interval": 1},
+            "nodes": [{"name": "a"}, {"name": "b"}],
+            "links": [{"a": "a", "b": "b", "rate": "10Mbps", "delay": "10ms"}],
+            "flows": [flow]
+        });
+        if let Some(m) = memory_limit {
+            s["sim"]["memory_limit"] = json!(m);
+        }
+        s
+    }
+
+    #[test]
+    fn kentridge_counts_its_boxes_buffers_events_and_knowledge_base_per_flow() {
+        use crate::kentridge::{KentRidge, KrEvent, Stats};
+        use std::mem::size_of;
+        assert_eq!(
+            part(&estimate(&spec(kentridge_flows(10, None, None))), "KentRidge"),
+            0.0
+        );
+        let s = spec(kentridge_flows(
+            10,
+            Some(json!({"interval": "500ms", "thresholds": {"window": "5s"}})),
+            None,
+        ));
+        let k = s.flows[0].kentridge.as_ref().unwrap();
+        assert!(!k.kb.is_empty());
+        // 100 s at 0.5 s: 201 classifications, at most two events each; 11 past periods
+        // in a 5 s window; the built-in knowledge base's rows in the flow's spec.
+        let one = (size_of::<KentRidge>() + size_of::<Stats>()) as f64
+            + 11.0 * PER_KR_PERIOD
+            + PER_KR_RECENT
+            + 2.0 * 201.0 * (size_of::<KrEvent>() as f64 + PER_KR_EVENT)
+            + k.kb.len() as f64 * PER_KB_ROW_COPY;
+        assert_eq!(kentridge_flow(k, 100.0), one);
+        // 101 samples of 10 flows, each row with the six KentRidge columns
+        let e = estimate(&s);
+        assert_eq!(part(&e, "KentRidge"), 10.0 * one + 101.0 * 10.0 * PER_KR_SAMPLE);
+        assert_eq!(e.bytes, e.parts.iter().map(|p| p.1).sum::<f64>());
+        // a knowledge base of one row costs less than the built-in one
+        let small = spec(kentridge_flows(
+            10,
+            Some(json!({"kb": [{"adaptation": "newreno", "pipe_types": ["default"]}]})),
+            None,
+        ));
+        assert!(
+            part(&estimate(&small), "KentRidge")
+                < part(
+                    &estimate(&spec(kentridge_flows(10, Some(json!({})), None))),
+                    "KentRidge"
+                )
+        );
+    }
+
+    #[test]
+    fn a_run_that_fits_without_kentridge_is_refused_when_its_kentridge_state_does_not() {
+        let plain = spec(kentridge_flows(2000, None, None));
+        let with = spec(kentridge_flows(2000, Some(json!({"interval": "100ms"})), None));
+        let (a, b) = (estimate(&plain).bytes, estimate(&with).bytes);
+        assert!(b > a + 2000.0 * 1000.0 * 2.0 * PER_KR_EVENT, "{a} {b}");
+        let limit = Some(((a + b) / 2.0) as u64);
+        assert!(parse(&kentridge_flows(2000, None, limit).to_string()).is_ok());
+        let e = parse(&kentridge_flows(2000, Some(json!({"interval": "100ms"})), limit).to_string())
+            .unwrap_err()
+            .0;
+        assert!(e.starts_with("sim.memory_limit: this run needs an estimated "), "{e}");
+        assert!(e.contains("KentRidge "), "{e}");
+        assert!(!e.contains('\n'), "{e}");
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! A link's reordering model (`reorder`, `reorder_ab`, `reorder_ba`): a table
 //! `{prob = p, delay = t}`, each admitted packet held back by `t` with probability `p`
 //! (`net/reorder.rs`). Not with a scheduled queue (codel, fq_codel, which send from their
-//! own queue) nor on a link with `[[link_changes]]`.
+//! own queue) nor on a link with `[[link_changes]]` (docs/kentridge.md, "Link reordering",
+//! says why); both are refused in one line saying what is allowed (`topology.rs`,
+//! `link_changes.rs`).
 use super::limits::{err, num, time_pos};
 use super::SpecError;
 use serde::{Deserialize, Serialize};

@@ -233,13 +233,28 @@ pub(super) fn normalise_link(i: usize, l: &RawLink, index: &HashMap<String, usiz
         Some(v) => Some(reorder_field(&format!("{p}.reorder_ba"), v)?),
         None => reorder,
     };
-    for (dir, r, q) in [("ab", &reorder_ab, &queue_ab), ("ba", &reorder_ba, &queue_ba)] {
-        if let (Some(_), QueueSpec::Managed(d)) = (r, q) {
+    let dirs = [
+        ("ab", &reorder_ab, &queue_ab, l.reorder_ab.is_some()),
+        ("ba", &reorder_ba, &queue_ba, l.reorder_ba.is_some()),
+    ];
+    for (dir, r, q, own) in dirs {
+        if let (Some(r), QueueSpec::Managed(d)) = (r, q) {
             if matches!(d, Discipline::Codel(_) | Discipline::FqCodel(_)) {
+                // The field that gave this direction its reordering model.
+                let field = if own {
+                    format!("reorder_{dir}")
+                } else {
+                    "reorder".to_string()
+                };
                 return err(
-                    &format!("{p}.reorder"),
+                    &format!("{p}.{field}"),
                     format!(
-                        "not with a {} queue (direction {dir}); reordering is for droptail and red queues",
+                        "{{prob = {}, delay = {}}} is not allowed with the {} queue of direction {dir} \
+                         ({} sends from its own queue); allowed: reordering on a direction with a \
+                         droptail or red queue (or a queue size)",
+                        r.prob,
+                        r.delay,
+                        d.name(),
                         d.name()
                     ),
                 );

@@ -1,0 +1,113 @@
+"""The generated scenarios of the property-based tests reach TCP KentRidge (`kentridge` on
+flows) and link reordering (`reorder`, `reorder_ab`, `reorder_ba`), and the properties hold
+for them: valid ones run deterministically and keep the invariants; mutations at or inside
+those fields are one scenario error naming the field (tests/test_properties.py's checks)."""
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+
+from property_runner import IsolatedRunner, dumps
+from scenario_strategies import kentridge_tables, mutated_scenarios, reorders, uses, valid_scenarios
+from test_properties import FIELD_PATH, _no_panic_text
+
+EXAMPLES = max(5, int(os.environ.get("TCPLAB_PROPERTY_EXAMPLES", "40")) // 3)
+common = settings(max_examples=EXAMPLES, deadline=None, derandomize=False, print_blob=True,
+                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                         HealthCheck.filter_too_much])
+# Generation only (no shrinking, no example database), the same examples every time.
+sample = settings(max_examples=300, deadline=None, database=None, derandomize=True, phases=[Phase.generate],
+                  suppress_health_check=list(HealthCheck))
+
+
+def flows_with(spec, key):
+    return [f for f in spec.get("flows", []) if key in f]
+
+
+FEATURES = {
+    "a KentRidge flow": lambda s: bool(flows_with(s, "kentridge")),
+    "a KentRidge flow with thresholds and a precedence":
+        lambda s: any({"thresholds", "precedence"} <= set(f["kentridge"]) for f in flows_with(s, "kentridge")),
+    "a KentRidge flow with an inline knowledge base and expectations":
+        lambda s: any(isinstance(f["kentridge"].get("kb"), list) and "expectations" in f["kentridge"]
+                      for f in flows_with(s, "kentridge")),
+    "a link reordering both directions": lambda s: any("reorder" in link for link in s.get("links", [])),
+    "a link reordering one direction":
+        lambda s: any("reorder_ab" in link or "reorder_ba" in link for link in s.get("links", [])),
+    "a reordering link and link changes":
+        lambda s: any(reorders(link) for link in s.get("links", [])) and bool(s.get("link_changes")),
+    "KentRidge over a reordering link":
+        lambda s: bool(flows_with(s, "kentridge")) and any(reorders(link) for link in s.get("links", [])),
+}
+
+
+def test_the_generated_scenarios_include_kentridge_and_reordering_and_never_change_a_reordering_link():
+    seen = dict.fromkeys(FEATURES, 0)
+
+    @sample
+    @given(valid_scenarios())
+    def look(spec):
+        for what, found in FEATURES.items():
+            seen[what] += bool(found(spec))
+        reordering = {frozenset((link["a"], link["b"])) for link in spec.get("links", []) if reorders(link)}
+        for c in spec.get("link_changes", []):
+            ends = frozenset(c["link"].split("-", 1)) if "link" in c else frozenset((c["a"], c["b"]))
+            assert ends not in reordering, dumps(spec)  # the validator refuses those
+
+    look()
+    assert all(seen.values()), seen
+
+
+def test_every_generated_kentridge_table_is_valid():
+    import tcplab
+
+    base = {"sim": {"duration": 1}, "nodes": [{"name": "a"}, {"name": "b"}],
+            "links": [{"a": "a", "b": "b", "rate": "1Mbps", "delay": "10ms"}],
+            "flows": [{"src": "a", "dst": "b", "tcp": {"timestamps": True}}]}
+    fields = set()
+
+    @settings(sample, max_examples=100)
+    @given(kentridge_tables())
+    def check(table):
+        fields.update(table)
+        spec = {**base, "flows": [{**base["flows"][0], "kentridge": table}]}
+        tcplab.normalise(spec)
+
+    check()
+    assert fields == {"interval", "thresholds", "precedence", "kb", "expectations"}
+
+
+@pytest.fixture(scope="module")
+def runner():
+    r = IsolatedRunner(timeout=float(os.environ.get("TCPLAB_PROPERTY_TIMEOUT", "120")))
+    yield r
+    r.close()
+
+
+@common
+@given(spec=valid_scenarios().filter(uses))
+def test_valid_scenarios_with_kentridge_or_reordering_run_deterministically(runner, spec):
+    kind, detail = runner.call("run", spec, seed=1)
+    assert kind == "ok", f"{kind}: {detail}\nspec: {dumps(spec)}"
+    assert detail == [], "invariants violated:\n" + "\n".join(detail) + f"\nspec: {dumps(spec)}"
+    _no_panic_text(runner, spec)
+
+
+@common
+@given(case=mutated_scenarios(within=("kentridge", "reorder", "reorder_ab", "reorder_ba")))
+def test_mutations_of_kentridge_and_reordering_are_one_error_naming_the_field(runner, case):
+    spec, mutation = case
+    kind, detail = runner.call("validate", spec)
+    if kind == "valid":
+        kind, detail = runner.call("run", spec, seed=3, wall_limit=20.0)
+        if kind == "simulation_error" and "wall-clock limit" in detail:
+            return
+        assert kind == "ok", f"{mutation}: {kind}: {detail}\nspec: {dumps(spec)}"
+        assert detail == [], f"{mutation}: invariants violated: {detail}\nspec: {dumps(spec)}"
+    else:
+        assert kind == "scenario_error", f"{mutation}: {kind}: {detail}\nspec: {dumps(spec)}"
+        assert "\n" not in detail, f"{mutation}: the message is not one line: {detail!r}"
+        assert FIELD_PATH.match(detail), f"{mutation}: the message does not start with a field: {detail!r}"
+    _no_panic_text(runner, spec)
