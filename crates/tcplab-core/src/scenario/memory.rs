@@ -237,15 +237,27 @@ pub fn kentridge_flow(k: &crate::kentridge::KentRidgeSpec, duration: f64) -> f64
     boxes + periods.min(classifications) * PER_KR_PERIOD + PER_KR_RECENT + events + k.kb.len() as f64 * PER_KB_ROW_COPY
 }
 
+/// The classification periods a generated KentRidge flow is counted for.
+const GENERATED_KR_PERIODS: f64 = 8.0;
+
 /// TCP KentRidge's state over the flows that run it, and, when any does, its time-series
 /// columns on every one of the `flow_rows` sampled flow rows.
 fn kentridge(spec: &Spec, flow_rows: f64) -> f64 {
-    let per_flow: f64 = spec
+    let mut per_flow: f64 = spec
         .flows
         .iter()
         .filter_map(|f| f.kentridge.as_ref())
         .map(|k| kentridge_flow(k, spec.sim.duration))
         .sum();
+    // A generator's flows (all kept: `record = "flows"`) are short transfers: each is
+    // counted as living GENERATED_KR_PERIODS classification periods (a longer one's further
+    // events are not counted).
+    for (g, n) in spec.generators.iter().zip(generated_flow_counts(spec)) {
+        if let Some(k) = &g.kentridge {
+            let life = (k.interval * GENERATED_KR_PERIODS).min(spec.sim.duration);
+            per_flow += n * kentridge_flow(k, life);
+        }
+    }
     if per_flow == 0.0 {
         return 0.0;
     }
@@ -369,6 +381,19 @@ fn packets_in_network(spec: &Spec, min_packet_bits: f64) -> f64 {
 
 /// The flows all generators are expected to create: (kept in the flows table, summarised).
 fn generated_flow_totals(spec: &Spec) -> (f64, f64) {
+    let (mut recorded, mut summarised) = (0.0, 0.0);
+    for (g, n) in spec.generators.iter().zip(generated_flow_counts(spec)) {
+        if g.record == "summary" {
+            summarised += n;
+        } else {
+            recorded += n;
+        }
+    }
+    (recorded, summarised)
+}
+
+/// The flows each generator is expected to create.
+fn generated_flow_counts(spec: &Spec) -> Vec<f64> {
     let min_delay = spec
         .links
         .iter()
@@ -386,16 +411,10 @@ fn generated_flow_totals(spec: &Spec) -> (f64, f64) {
     } else {
         (0.0, 1.0)
     };
-    let (mut recorded, mut summarised) = (0.0, 0.0);
-    for g in &spec.generators {
-        let n = generated_flows(g, spec.sim.duration, min_delay, max_rate);
-        if g.record == "summary" {
-            summarised += n;
-        } else {
-            recorded += n;
-        }
-    }
-    (recorded, summarised)
+    spec.generators
+        .iter()
+        .map(|g| generated_flows(g, spec.sim.duration, min_delay, max_rate))
+        .collect()
 }
 
 /// Captures: a direction carries at most its rate in its smallest packets.
@@ -664,6 +683,23 @@ mod tests {
                     "KentRidge"
                 )
         );
+    }
+
+    #[test]
+    fn a_generators_kentridge_flows_count_eight_periods_each() {
+        let mut v = json!({
+            "sim": {"duration": 1000, "sample_interval": 0},
+            "nodes": [{"name": "a"}, {"name": "b"}],
+            "links": [{"a": "a", "b": "b", "rate": "8Mbps", "delay": "10ms"}],
+            "generators": [{"kind": "poisson", "src": "a", "dst": "b", "rate": 2, "start": 100, "stop": 600,
+                            "size": {"dist": "constant", "value": 10}, "kentridge": {"interval": "1s"}}]
+        });
+        let s = spec(v.clone());
+        let k = s.generators[0].kentridge.as_ref().unwrap();
+        // 1000 flows (2 flows/s for 500 s), each as a flow of 8 s
+        assert_eq!(part(&estimate(&s), "KentRidge"), 1000.0 * kentridge_flow(k, 8.0));
+        v["generators"][0].as_object_mut().unwrap().remove("kentridge");
+        assert_eq!(part(&estimate(&spec(v)), "KentRidge"), 0.0);
     }
 
     #[test]
