@@ -54,6 +54,9 @@ impl Sender {
     pub fn switch_cc_with(&mut self, now: Time, cc: Box<dyn CongestionControl>, init: bool, out: &mut Vec<Tx>) {
         self.sync(now);
         self.cc = cc;
+        // Pacing is the algorithm's to set (Sync-TCP's SYNC mode, FAST): the connection's
+        // own setting again, or the old algorithm's rate would hold the new one back.
+        self.st.pacing = self.cfg.pacing;
         if init {
             let kept = (self.st.cwnd, self.st.ssthresh, self.st.recovery_base);
             self.cc.init(&mut self.st);

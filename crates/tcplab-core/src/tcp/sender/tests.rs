@@ -963,3 +963,26 @@ fn a_switch_with_init_hands_over_the_shared_state() {
         )
     );
 }
+
+#[test]
+fn a_switch_gives_pacing_back_to_the_connections_setting() {
+    // Sync-TCP in its SYNC mode paces at cwnd/srtt; after a switch to CUBIC the flow must
+    // not stay paced at that rate (it sent about cwnd per RTT for the rest of the run)
+    let mut out = Vec::new();
+    for init in [false, true] {
+        let mut s = started("sync_tcp", 10.0, &mut out);
+        s.st.pacing = Pacing::Rate(260.0);
+        s.switch_cc_with(
+            200 * MS,
+            cc::create("cubic", &cc::Params::new()).unwrap(),
+            init,
+            &mut out,
+        );
+        assert_eq!(s.st.pacing, Pacing::Off, "init {init}");
+    }
+    // an algorithm that paces sets it again itself
+    let mut s = started("sync_tcp", 10.0, &mut out);
+    s.st.pacing = Pacing::Rate(260.0);
+    s.switch_cc(200 * MS, cc::create("fast", &cc::Params::new()).unwrap(), &mut out);
+    assert_eq!(s.st.pacing, Pacing::Window);
+}
