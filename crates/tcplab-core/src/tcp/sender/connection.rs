@@ -13,7 +13,7 @@ impl Sender {
         self.sync(now);
         self.start = now;
         self.cc.init(&mut self.st);
-        if let Some(p) = self.preset {
+        if let Some(p) = self.preset.as_deref().copied() {
             self.st.cwnd = p.cwnd;
             self.st.ssthresh = p.ssthresh;
             if let Some((srtt, rttvar)) = p.rtt {
@@ -106,6 +106,9 @@ impl Sender {
             self.stats.retransmits += 1;
             if let Some(k) = self.kr.as_deref_mut() {
                 k.on_retransmit();
+            }
+            if let Some(sp) = self.spur.as_deref_mut() {
+                sp.on_retransmit(seq);
             }
             if !self.tagged.is_empty() {
                 self.untag_from(seq);
@@ -250,8 +253,10 @@ impl Sender {
             (Kind::Ack, ConnState::Established) => {}
             _ => return,
         }
-        if self.cfg.ack_extras {
-            self.ack_extras(now, ack, ts_echo, sack);
+        if self.cfg.ack_extras && self.ack_extras(now, ack, ts_echo, sack) && ack <= self.snd_una {
+            // A D-SACK reports a duplicate arrival, not a segment above a hole: no
+            // duplicate ACK (RFC 6675 §2's definition counts only new SACK information).
+            return;
         }
         if ack > self.snd_una {
             self.on_new_ack(now, ack, ts_echo, ece && self.cfg.ecn, out);
@@ -263,11 +268,19 @@ impl Sender {
     /// What an arriving ACK of an established connection does before the backplane acts on
     /// it, for connections that need more than the plain path (one flag, `ack_extras`,
     /// tested per ACK for all of them): TCP KentRidge's newack/dupack slices, and the SACK
-    /// scoreboard.
+    /// scoreboard, after spurious-retransmission detection (which takes a D-SACK block out
+    /// of the blocks). Returns whether the ACK carried a D-SACK block.
     #[inline]
-    fn ack_extras(&mut self, now: Time, ack: u64, ts_echo: Time, sack: Option<&SackBlocks>) {
+    fn ack_extras(&mut self, now: Time, ack: u64, ts_echo: Time, sack: Option<&SackBlocks>) -> bool {
         if self.kr.is_some() {
             self.kr_ack(now, ack, ts_echo);
+        }
+        let mut dsack = false;
+        let proper;
+        let mut sack = sack;
+        if self.spur.is_some() {
+            (proper, dsack) = self.spur_ack(now, ack, ts_echo, sack);
+            sack = proper.as_ref().filter(|b| b.n > 0);
         }
         if self.cfg.sack {
             let (una, snd_max, dt) = (ack.max(self.snd_una), self.snd_max, self.cfg.dupthresh);
@@ -282,6 +295,7 @@ impl Sender {
                 self.clamp_to_pipe();
             }
         }
+        dsack
     }
 
     /// newack_handler / dupack_handler's statistics (TCP KentRidge), out of line: the RTT
