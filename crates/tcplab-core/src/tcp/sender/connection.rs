@@ -256,6 +256,10 @@ impl Sender {
         if self.cfg.ack_extras && self.ack_extras(now, ack, ts_echo, sack) && ack <= self.snd_una {
             // A D-SACK reports a duplicate arrival, not a segment above a hole: no
             // duplicate ACK (RFC 6675 §2's definition counts only new SACK information).
+            // What an undo it brought lets out leaves now (in fast recovery, NextSeg waits).
+            if self.st.phase != crate::cc::Phase::FastRecovery {
+                self.try_send(now, out);
+            }
             return;
         }
         if ack > self.snd_una {
