@@ -268,7 +268,7 @@ impl Receiver {
     fn ack_data(&mut self, trigger: Option<u64>, ts_echo: Time, now: Time, out: &mut Vec<Tx>) {
         self.ack(Kind::Ack, ts_echo, now, out);
         if self.sack.is_some() {
-            out.last_mut().expect("just pushed").sack = self.sack_blocks(trigger, None);
+            out.last_mut().expect("just pushed").sack = self.sack_blocks(trigger);
         }
     }
 
@@ -284,7 +284,7 @@ impl Receiver {
             return self.ack_data(trigger, ts_echo, now, out);
         }
         self.ack(Kind::Ack, ts_echo, now, out);
-        out.last_mut().expect("just pushed").sack = self.sack_blocks(trigger, Some(seq));
+        out.last_mut().expect("just pushed").sack = self.sack_blocks_with(trigger, Some(seq));
     }
 
     /// The range holding segment `seq`, if it is buffered out of order.
@@ -293,9 +293,16 @@ impl Receiver {
         self.ooo.get(i).copied().filter(|&(start, _)| start <= seq)
     }
 
-    /// Record the blocks of a new ACK; its number for `Tx::sack` (0 = no blocks). `dup`: a
-    /// duplicate segment reported as a D-SACK block ahead of the others.
-    fn sack_blocks(&mut self, trigger: Option<u64>, dup: Option<u64>) -> u32 {
+    /// Record the blocks of a new ACK; its number for `Tx::sack` (0 = no blocks).
+    #[inline]
+    fn sack_blocks(&mut self, trigger: Option<u64>) -> u32 {
+        self.sack_blocks_with(trigger, None)
+    }
+
+    /// `sack_blocks` with `dup`: a duplicate segment reported as a D-SACK block ahead of
+    /// the others (inlined, so that the plain ACK's copy has no D-SACK code).
+    #[inline(always)]
+    fn sack_blocks_with(&mut self, trigger: Option<u64>, dup: Option<u64>) -> u32 {
         let mut b = SackBlocks::default();
         if let Some(d) = dup {
             b.blocks[0] = (d, d + 1);
@@ -309,10 +316,10 @@ impl Receiver {
             st.recent.truncate(2 * MAX_SACK_BLOCKS);
         }
         let recent: Vec<u64> = st.recent.iter().copied().collect();
+        // (the D-SACK block is no reason to leave out the block that holds it)
+        let skip = usize::from(dup.is_some());
         for r in first.into_iter().chain(recent.iter().filter_map(|&r| self.range_of(r))) {
-            // (the D-SACK block is no reason to leave out the block that holds it)
-            let skip = usize::from(dup.is_some());
-            if (b.n as usize) < MAX_SACK_BLOCKS && !b.iter().skip(skip).any(|x| x == r) {
+            if (b.n as usize) < MAX_SACK_BLOCKS && !b.blocks[skip..b.n as usize].contains(&r) {
                 b.blocks[b.n as usize] = r;
                 b.n += 1;
             }

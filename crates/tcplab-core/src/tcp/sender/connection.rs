@@ -279,27 +279,42 @@ impl Sender {
         if self.kr.is_some() {
             self.kr_ack(now, ack, ts_echo);
         }
-        let mut dsack = false;
-        let proper;
-        let mut sack = sack;
         if self.spur.is_some() {
-            (proper, dsack) = self.spur_ack(now, ack, ts_echo, sack);
-            sack = proper.as_ref().filter(|b| b.n > 0);
+            return self.spur_extras(now, ack, ts_echo, sack);
         }
         if self.cfg.sack {
-            let (una, snd_max, dt) = (ack.max(self.snd_una), self.snd_max, self.cfg.dupthresh);
-            let sb = self.sb();
-            sb.advance(una, dt);
-            let lost_retransmissions = sack.map_or(0, |b| sb.mark(b, snd_max, dt));
-            if let (Some(b), Some(r)) = (sack, self.rate.as_deref_mut()) {
-                r.sacked(b, snd_max);
-            }
-            self.rate_sack_losses(lost_retransmissions);
-            if lost_retransmissions > 0 && self.st.phase == crate::cc::Phase::FastRecovery {
-                self.clamp_to_pipe();
-            }
+            self.sack_ack(ack, sack);
+        }
+        false
+    }
+
+    /// `ack_extras` with spurious-retransmission detection, out of line (the plain SACK
+    /// path stays as it was): the scoreboard gets the blocks other than a D-SACK.
+    #[cold]
+    #[inline(never)]
+    fn spur_extras(&mut self, now: Time, ack: u64, ts_echo: Time, sack: Option<&SackBlocks>) -> bool {
+        let (proper, dsack) = self.spur_ack(now, ack, ts_echo, sack);
+        if self.cfg.sack {
+            self.sack_ack(ack, proper.as_ref().filter(|b| b.n > 0));
         }
         dsack
+    }
+
+    /// The SACK scoreboard's part of an ACK: the cumulative ACK, the blocks, the
+    /// retransmissions they show lost.
+    #[inline(always)]
+    fn sack_ack(&mut self, ack: u64, sack: Option<&SackBlocks>) {
+        let (una, snd_max, dt) = (ack.max(self.snd_una), self.snd_max, self.cfg.dupthresh);
+        let sb = self.sb();
+        sb.advance(una, dt);
+        let lost_retransmissions = sack.map_or(0, |b| sb.mark(b, snd_max, dt));
+        if let (Some(b), Some(r)) = (sack, self.rate.as_deref_mut()) {
+            r.sacked(b, snd_max);
+        }
+        self.rate_sack_losses(lost_retransmissions);
+        if lost_retransmissions > 0 && self.st.phase == crate::cc::Phase::FastRecovery {
+            self.clamp_to_pipe();
+        }
     }
 
     /// newack_handler / dupack_handler's statistics (TCP KentRidge), out of line: the RTT
