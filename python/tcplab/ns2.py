@@ -92,6 +92,9 @@ def _check_flow(i: int, f: dict) -> None:
         raise Ns2Error(f"flows[{i}].tcp.sack: ns-2's Agent/TCP/Sack1 is a Reno/NewReno sender, not {f['cc']}")
     if t.get("ecn") and f["cc"] in LINUX_CA:
         raise Ns2Error(f"flows[{i}].tcp.ecn: ECN is translated for ns-2's own agents only, not for TCP-Linux ({f['cc']})")
+    for k in ("dsack", "undo"):
+        if t.get(k):
+            raise Ns2Error(f"flows[{i}].tcp.{k}: ns-2's agents and sinks have no D-SACK or undo")
     if t.get("pacing", "off") != "off":
         raise Ns2Error(f"flows[{i}].tcp.pacing: ns-2's TCP agents do not pace")
     if t.get("rtt_sample_interval", 0.0) > 0 and not t["timestamps"]:

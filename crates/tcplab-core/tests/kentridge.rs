@@ -287,6 +287,11 @@ fn bad_kentridge_input_names_the_field_the_value_and_what_is_allowed() {
 }
 
 fn reordering(reorder: Value, timestamps: bool) -> String {
+    reordering_tcp(reorder, json!({"timestamps": timestamps}))
+}
+
+/// `reordering` with the flow's `tcp` table.
+fn reordering_tcp(reorder: Value, tcp: Value) -> String {
     json!({
         "sim": {"duration": 20.0, "sample_interval": "1s"},
         "nodes": [{"name": "a"}, {"name": "r", "kind": "router"}, {"name": "b"}],
@@ -294,7 +299,7 @@ fn reordering(reorder: Value, timestamps: bool) -> String {
             {"a": "a", "b": "r", "rate": "1Gbps", "delay": "1ms", "queue": 100000},
             {"a": "r", "b": "b", "rate": "10Mbps", "delay": "10ms", "queue": 100, "reorder_ab": reorder}
         ],
-        "flows": [{"src": "a", "dst": "b", "cc": "reno", "tcp": {"timestamps": timestamps},
+        "flows": [{"src": "a", "dst": "b", "cc": "reno", "tcp": tcp,
                    "kentridge": {"interval": "1s"}}]
     })
     .to_string()
@@ -320,6 +325,93 @@ fn a_reordering_link_is_a_reorder_network() {
     let out = api::run(&reordering(json!({"prob": 0.005, "delay": "5ms"}), false), 3).unwrap();
     let rows = kr_rows(&out);
     assert!(!rows.iter().any(|r| r.1 == "pipe_type" && r.2 == 1.0), "{rows:?}");
+}
+
+/// The pipe types flow 0 was given, in order: (time, type).
+fn pipe_types(out: &RunOutput) -> Vec<(f64, String)> {
+    kr_rows(out)
+        .into_iter()
+        .filter(|r| r.1 == "pipe_type")
+        .map(|r| (r.0, r.3.split(' ').next().unwrap_or("").to_string()))
+        .collect()
+}
+
+#[test]
+fn dsack_tells_reordering_without_timestamps() {
+    // the same link as above, SACK without timestamps: with D-SACK the retransmissions
+    // reported duplicate are reordering (rule 1); without it they are losses on an empty
+    // queue, and the pipe is lossy
+    let reorder = json!({"prob": 0.005, "delay": "5ms"});
+    let run = |dsack: bool| {
+        let tcp = json!({"timestamps": false, "sack": true, "dsack": dsack});
+        api::run(&reordering_tcp(reorder.clone(), tcp), 3).unwrap()
+    };
+    let on = run(true);
+    let types = pipe_types(&on);
+    assert!(types.iter().any(|t| t.1 == "reorder"), "{types:?}");
+    let rows = kr_rows(&on);
+    assert!(
+        rows.iter()
+            .any(|r| r.1 == "pipe_type" && r.3.starts_with("reorder (rule 1; was ")),
+        "{rows:?}"
+    );
+    let spurious = on.flows.f64s("spurious_retransmits")[0];
+    let dsacks = on.flows.f64s("dsacks_received")[0];
+    let fast = on.flows.f64s("fast_retransmits")[0];
+    assert!(
+        spurious >= 3.0 && spurious <= fast && dsacks >= spurious,
+        "{spurious} {fast} {dsacks}"
+    );
+    assert_eq!(on.flows.f64s("undos")[0], 0.0);
+    let off = run(false);
+    let types = pipe_types(&off);
+    assert!(!types.iter().any(|t| t.1 == "reorder"), "{types:?}");
+    assert!(
+        off.flows.column("spurious_retransmits").is_none(),
+        "no columns without the option"
+    );
+}
+
+#[test]
+fn undo_takes_back_the_reductions_of_reordering() {
+    // without KentRidge, Reno on the reordering link: undo keeps the window, and the
+    // events table has a row per undo with the restored cwnd
+    let run = |undo: bool| {
+        let mut spec: Value = serde_json::from_str(&reordering_tcp(
+            json!({"prob": 0.005, "delay": "5ms"}),
+            json!({"sack": true, "dsack": true, "undo": undo}),
+        ))
+        .unwrap();
+        spec["flows"][0].as_object_mut().unwrap().remove("kentridge");
+        api::run(&spec.to_string(), 3).unwrap()
+    };
+    let (on, off) = (run(true), run(false));
+    let undos = on.flows.f64s("undos")[0];
+    assert!(undos >= 3.0, "{undos}");
+    assert_eq!(off.flows.f64s("undos")[0], 0.0);
+    let rows: Vec<_> = strs(&on, "event").into_iter().filter(|e| e == "undo").collect();
+    assert_eq!(rows.len() as f64, undos);
+    let goodput = |o: &RunOutput| o.flows.f64s("goodput_bps")[0];
+    assert!(goodput(&on) > goodput(&off), "{} {}", goodput(&on), goodput(&off));
+}
+
+#[test]
+fn dsack_and_undo_are_validated() {
+    let run = |tcp: Value| match api::run(&reordering_tcp(json!({"prob": 0.1, "delay": "5ms"}), tcp), 1) {
+        Err(api::Error::Scenario(m)) => m,
+        other => panic!("{:?}", other.map(|_| ())),
+    };
+    assert_eq!(
+        run(json!({"dsack": true})),
+        "flows[0].tcp.dsack: true is not allowed without sack = true; D-SACK reports duplicates in \
+         SACK blocks (set tcp.sack = true)"
+    );
+    assert_eq!(
+        run(json!({"undo": true})),
+        "flows[0].tcp.undo: true is not allowed without dsack = true or timestamps = true; nothing \
+         could find a reduction spurious"
+    );
+    assert!(run(json!({"sack": true, "dsack": 1})).starts_with("flows[0].tcp.dsack: "));
 }
 
 #[test]

@@ -116,6 +116,14 @@ pub struct Stats {
     interval_start: u64,
     losses: u64,
     pending: Option<Pending>,
+    /// The last fast retransmission, and whether it was found spurious already (by Eifel
+    /// here or by the sender's D-SACK detection): one verdict per retransmission.
+    last_fr: Option<Pending>,
+    last_fr_spurious: bool,
+    /// Timeouts the sender found spurious (Eifel on the first ACK after the timeout, or
+    /// D-SACK): counted apart, not taken back as losses.
+    pub spurious_timeouts: Recent,
+    pub total_spurious_timeouts: u64,
     /// A timeout happened and no new ACK since: the next expiry repeats it.
     in_series: bool,
     /// Retransmissions sent (the transmit slice).
@@ -173,6 +181,7 @@ impl Stats {
                 // Eifel: the ACK echoes a timestamp older than the retransmission, so the
                 // original reached the receiver: the retransmission was not needed.
                 if ts_echo.is_some_and(|e| e < p.at) {
+                    self.last_fr_spurious = true;
                     self.on_spurious(st.now, p);
                 }
             }
@@ -189,12 +198,35 @@ impl Stats {
     pub fn on_fast_retransmit(&mut self, seq: u64, dupacks: u32, sent: u64, st: &CcState) {
         self.fast_retransmits.push(st.now);
         let corruption = self.loss(sent, st);
-        self.pending = Some(Pending {
+        let p = Pending {
             seq,
             at: st.now,
             dupacks,
             corruption,
-        });
+        };
+        self.pending = Some(p);
+        self.last_fr = Some(p);
+        self.last_fr_spurious = false;
+    }
+
+    /// The sender found its fast retransmission of `seq` spurious (a D-SACK reported every
+    /// retransmission of it duplicate, or its own Eifel test): the reordering event Eifel
+    /// records here, unless that verdict was given already.
+    pub fn on_spurious_fast_retransmit(&mut self, now: Time, seq: u64) {
+        let Some(p) = self.last_fr.filter(|p| p.seq == seq && !self.last_fr_spurious) else {
+            return;
+        };
+        self.last_fr_spurious = true;
+        if self.pending.is_some_and(|q| q.seq == seq) {
+            self.pending = None;
+        }
+        self.on_spurious(now, p);
+    }
+
+    /// The sender found a timeout spurious.
+    pub fn on_spurious_timeout(&mut self, now: Time) {
+        self.spurious_timeouts.push(now);
+        self.total_spurious_timeouts += 1;
     }
 
     /// timeout_handler: the retransmission timer expired; a second expiry before any new

@@ -50,6 +50,16 @@ const FLOW_COLUMNS: &[(&str, Col)] = &[
 /// Congestion Experienced, and its sender's window reductions in response to ECN-Echo.
 const ECN_COLUMNS: &[(&str, Col)] = &[("ecn_ce_received", Col::U), ("ecn_reductions", Col::U)];
 
+/// Columns added when some flow uses D-SACK or undo (`tcp.dsack`, `tcp.undo`): fast
+/// retransmits and timeouts (series) its sender found spurious (`tcp/sender/spurious.rs`),
+/// the reductions it took back, and the D-SACK blocks it received.
+const SPURIOUS_COLUMNS: &[(&str, Col)] = &[
+    ("spurious_retransmits", Col::U),
+    ("spurious_timeouts", Col::U),
+    ("undos", Col::U),
+    ("dsacks_received", Col::U),
+];
+
 /// Columns added when some flow's datagrams are measured (`transport = "voip"`, or "udp"
 /// with `delay_stats = true`): the half of the call ("forward", "reverse"; "" for other
 /// flows), datagrams lost (RFC 3550's count: expected up to the highest number received,
@@ -102,6 +112,7 @@ pub fn flows_table_consuming(flows: FlowTable, traffic: &Traffic, tcbi: &Sharing
 #[derive(Clone, Copy)]
 struct Extra {
     ecn: bool,
+    spurious: bool,
     delay: bool,
 }
 
@@ -109,6 +120,7 @@ impl Extra {
     fn of(flows: &FlowTable) -> Extra {
         Extra {
             ecn: flows.iter().any(|(_, f)| f.spec.tcp.ecn),
+            spurious: flows.iter().any(|(_, f)| f.spec.tcp.dsack || f.spec.tcp.undo),
             delay: flows.iter().any(|(_, f)| f.udp && f.spec.delay_stats),
         }
     }
@@ -118,6 +130,9 @@ fn columns(extra: Extra) -> Vec<(&'static str, Col)> {
     let mut c = FLOW_COLUMNS.to_vec();
     if extra.ecn {
         c.extend_from_slice(ECN_COLUMNS);
+    }
+    if extra.spurious {
+        c.extend_from_slice(SPURIOUS_COLUMNS);
     }
     if extra.delay {
         c.extend_from_slice(DELAY_COLUMNS);
@@ -154,6 +169,13 @@ fn row(
         if extra.ecn {
             t.u("ecn_ce_received", f.receiver.ce_received);
             t.u("ecn_reductions", f.sender.stats.ecn_reductions);
+        }
+        if extra.spurious {
+            let sp = f.sender.spur.as_deref();
+            t.u("spurious_retransmits", sp.map_or(0, |s| s.fast_retransmits));
+            t.u("spurious_timeouts", sp.map_or(0, |s| s.timeouts));
+            t.u("undos", sp.map_or(0, |s| s.undos));
+            t.u("dsacks_received", sp.map_or(0, |s| s.dsacks));
         }
         if extra.delay {
             delay_columns(t, i, f, traffic);

@@ -56,6 +56,14 @@ pub struct TcpSpec {
     /// Explicit Congestion Notification (RFC 3168) at both ends.
     #[serde(default)]
     pub ecn: bool,
+    /// D-SACK (RFC 2883, with `sack`): the receiver reports a duplicate segment in the first
+    /// SACK block; the sender finds spurious retransmissions with it (RFC 3708).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub dsack: bool,
+    /// Undo a window reduction found spurious (by D-SACK or, with timestamps, Eifel): cwnd
+    /// and ssthresh go back to their values before it (RFC 4015's response).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub undo: bool,
     /// TCP-HO's options (thesis Fig. 2.2, formats unstated; SEED-NOTES §2.1's reading): the
     /// Capability option's kind, length (3: an 8-bit mask, 4: a 16-bit one) and TCP-HO's
     /// bit in the mask (0 = the last, least significant bit); the Bandwidth option's kind
@@ -95,6 +103,9 @@ fn is_bw_kind(v: &u8) -> bool {
 }
 fn is_bw_len(v: &u8) -> bool {
     *v == bw_len()
+}
+fn is_false(v: &bool) -> bool {
+    !*v
 }
 fn is_zero(v: &u8) -> bool {
     *v == 0
@@ -148,6 +159,8 @@ impl Default for TcpSpec {
             pacing_tick: default_pacing_tick(),
             sack: false,
             ecn: false,
+            dsack: false,
+            undo: false,
             ho_capability_kind: cap_kind(),
             ho_capability_len: cap_len(),
             ho_capability_bit: 0,
@@ -211,6 +224,8 @@ pub(super) fn tcp_options(path: &str, raw: Option<&Map<String, Value>>) -> Resul
             "pacing_tick" => t.pacing_tick = time_nonneg(&p, v)?,
             "sack" => t.sack = boolean(&p, v)?,
             "ecn" => t.ecn = boolean(&p, v)?,
+            "dsack" => t.dsack = boolean(&p, v)?,
+            "undo" => t.undo = boolean(&p, v)?,
             "ho_capability_kind" => t.ho_capability_kind = option_kind(&p, v)?,
             "ho_capability_len" => t.ho_capability_len = int_in(&p, v, 3, 4)? as u8,
             "ho_capability_bit" => t.ho_capability_bit = int_in(&p, v, 0, 15)? as u8,
@@ -232,7 +247,7 @@ pub(super) fn tcp_options(path: &str, raw: Option<&Map<String, Value>>) -> Resul
             _ => {
                 let allowed = "mss, header, ack_size, init_cwnd, init_ssthresh, rwnd, rwnd_bytes, delayed_ack, \
                                delack_timeout, delack_count, dupthresh, timestamps, min_rto, max_rto, \
-                               initial_rto, tick, handshake, limited_transmit, send_jitter, rtt_sample_interval, pacing, pacing_rate, pacing_tick, sack, ecn, \
+                               initial_rto, tick, handshake, limited_transmit, send_jitter, rtt_sample_interval, pacing, pacing_rate, pacing_tick, sack, dsack, ecn, undo, \
                                ho_capability_kind, ho_capability_len, ho_capability_bit, ho_bandwidth_kind, ho_bandwidth_len";
                 return err(&p, format!("unknown TCP option; allowed: {allowed}"));
             }
@@ -277,6 +292,18 @@ pub(super) fn tcp_options(path: &str, raw: Option<&Map<String, Value>>) -> Resul
                 "{} is the Capability option's kind too; the two options need different kinds",
                 t.ho_bandwidth_kind
             ),
+        );
+    }
+    if t.dsack && !t.sack {
+        return err(
+            &format!("{path}.dsack"),
+            "true is not allowed without sack = true; D-SACK reports duplicates in SACK blocks (set tcp.sack = true)",
+        );
+    }
+    if t.undo && !t.dsack && !t.timestamps {
+        return err(
+            &format!("{path}.undo"),
+            "true is not allowed without dsack = true or timestamps = true; nothing could find a reduction spurious",
         );
     }
     if t.max_rto < t.min_rto {

@@ -56,6 +56,7 @@ impl Flow {
             secs(spec.tcp.delack_timeout),
         )
         .with_sack(spec.tcp.sack)
+        .with_dsack(spec.tcp.dsack)
         .with_ecn(spec.tcp.ecn);
         let receiver = match &spec.handoff {
             Some(_) => receiver.with_mobile(

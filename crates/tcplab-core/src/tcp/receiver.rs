@@ -20,6 +20,27 @@ impl SackBlocks {
     pub fn iter(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
         self.blocks[..self.n as usize].iter().copied()
     }
+
+    /// The D-SACK block of an ACK with cumulative ACK `ack`, if its first block is one
+    /// (RFC 2883 §4, as the sender tells: the first block lies below the cumulative ACK, or
+    /// within the second block), and the blocks that are SACK information proper.
+    pub fn split_dsack(&self, ack: u64) -> (Option<(u64, u64)>, SackBlocks) {
+        if self.n == 0 {
+            return (None, *self);
+        }
+        let first = self.blocks[0];
+        let below = first.1 <= ack;
+        let inside = self.n >= 2 && self.blocks[1].0 <= first.0 && first.1 <= self.blocks[1].1;
+        if !(below || inside) {
+            return (None, *self);
+        }
+        let mut rest = SackBlocks::default();
+        for b in self.iter().skip(1) {
+            rest.blocks[rest.n as usize] = b;
+            rest.n += 1;
+        }
+        (Some(first), rest)
+    }
 }
 
 /// The data receiver: in-order delivery, out-of-order buffering, cumulative ACKs,
@@ -79,6 +100,8 @@ pub const FREEZE_REOPEN_ACKS: usize = 3;
 
 #[derive(Debug, Clone, Default)]
 struct SackState {
+    /// D-SACK (RFC 2883): a duplicate segment is reported in the first block.
+    dsack: bool,
     recent: VecDeque<u64>,
     sent: VecDeque<(u32, SackBlocks)>,
     next_id: u32,
@@ -205,6 +228,14 @@ impl Receiver {
         self
     }
 
+    /// Report duplicate segments in the first SACK block (RFC 2883; with SACK only).
+    pub fn with_dsack(mut self, on: bool) -> Receiver {
+        if let Some(st) = self.sack.as_mut() {
+            st.dsack = on;
+        }
+        self
+    }
+
     /// Segments delivered to the application, in order, each exactly once.
     pub fn delivered(&self) -> u64 {
         self.rcv_nxt
@@ -241,6 +272,21 @@ impl Receiver {
         }
     }
 
+    /// The ACK of duplicate segment `seq`: with D-SACK, `seq` is its first SACK block
+    /// (RFC 2883 §4), followed by the block that holds it, if it lies above the cumulative
+    /// ACK, and by the most recent others (RFC 2018).
+    #[cold]
+    #[inline(never)]
+    fn ack_duplicate(&mut self, seq: u64, ts_echo: Time, now: Time, out: &mut Vec<Tx>) {
+        let dsack = self.sack.as_ref().is_some_and(|st| st.dsack);
+        let trigger = (seq >= self.rcv_nxt).then_some(seq);
+        if !dsack {
+            return self.ack_data(trigger, ts_echo, now, out);
+        }
+        self.ack(Kind::Ack, ts_echo, now, out);
+        out.last_mut().expect("just pushed").sack = self.sack_blocks_with(trigger, Some(seq));
+    }
+
     /// The range holding segment `seq`, if it is buffered out of order.
     fn range_of(&self, seq: u64) -> Option<(u64, u64)> {
         let i = self.ooo.partition_point(|&(_, end)| end <= seq);
@@ -248,8 +294,20 @@ impl Receiver {
     }
 
     /// Record the blocks of a new ACK; its number for `Tx::sack` (0 = no blocks).
+    #[inline]
     fn sack_blocks(&mut self, trigger: Option<u64>) -> u32 {
+        self.sack_blocks_with(trigger, None)
+    }
+
+    /// `sack_blocks` with `dup`: a duplicate segment reported as a D-SACK block ahead of
+    /// the others (inlined, so that the plain ACK's copy has no D-SACK code).
+    #[inline(always)]
+    fn sack_blocks_with(&mut self, trigger: Option<u64>, dup: Option<u64>) -> u32 {
         let mut b = SackBlocks::default();
+        if let Some(d) = dup {
+            b.blocks[0] = (d, d + 1);
+            b.n = 1;
+        }
         let first = trigger.and_then(|s| self.range_of(s));
         let st = self.sack.as_mut().expect("SACK on");
         if let (Some(t), Some(_)) = (trigger, first) {
@@ -258,8 +316,10 @@ impl Receiver {
             st.recent.truncate(2 * MAX_SACK_BLOCKS);
         }
         let recent: Vec<u64> = st.recent.iter().copied().collect();
+        // (the D-SACK block is no reason to leave out the block that holds it)
+        let skip = usize::from(dup.is_some());
         for r in first.into_iter().chain(recent.iter().filter_map(|&r| self.range_of(r))) {
-            if (b.n as usize) < MAX_SACK_BLOCKS && !b.iter().any(|x| x == r) {
+            if (b.n as usize) < MAX_SACK_BLOCKS && !b.blocks[skip..b.n as usize].contains(&r) {
                 b.blocks[b.n as usize] = r;
                 b.n += 1;
             }
@@ -316,7 +376,7 @@ impl Receiver {
         }
         if seq < self.rcv_nxt {
             self.duplicates += 1;
-            self.ack_data(None, ts, now, out);
+            self.ack_duplicate(seq, ts, now, out);
             if self.mobile.is_some() {
                 self.advertise_window(out);
             }
@@ -330,7 +390,7 @@ impl Receiver {
         let i = self.ooo.partition_point(|&(_, end)| end <= seq);
         if self.ooo.get(i).is_some_and(|&(start, _)| start <= seq) {
             self.duplicates += 1;
-            self.ack_data(Some(seq), ts, now, out);
+            self.ack_duplicate(seq, ts, now, out);
             return;
         }
         let had_gap = !self.ooo.is_empty();
@@ -485,6 +545,102 @@ mod tests {
         let mut out = vec![];
         r.on_syn(1, 0, &mut out);
         assert!(out[0].ecn.ece() && !out[0].ecn.cwr());
+    }
+}
+
+#[cfg(test)]
+mod dsack_tests {
+    //! RFC 2883 §4's examples, in segments: segment k stands for bytes 500k..500k+499 of
+    //! the RFC's (its 3000-3499 is our 6, and so on).
+    use super::*;
+
+    fn receiver(dsack: bool) -> Receiver {
+        Receiver::new(false, 2, 100).with_sack(true).with_dsack(dsack)
+    }
+
+    /// Segments arriving in `order`: per ACK, its cumulative ACK and its blocks.
+    fn acks(r: &mut Receiver, order: &[u64]) -> Vec<(u64, Vec<(u64, u64)>)> {
+        let mut v = vec![];
+        for (t, &s) in order.iter().enumerate() {
+            let mut out = vec![];
+            r.on_data(t as Time, s, 0, &mut out);
+            for a in out {
+                let b = r.take_sack(a.sack).map_or(vec![], |b| b.iter().collect());
+                v.push((a.seq, b));
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn a_duplicate_below_the_cumulative_ack_is_the_first_block() {
+        // §4.1.1: both ACKs of 6 and 7 are lost; the timeout's retransmission of 6 is
+        // reported: ACK 8, D-SACK 6.
+        let mut r = receiver(true);
+        let a = acks(&mut r, &[0, 1, 0]);
+        assert_eq!(a[2], (2, vec![(0, 1)]));
+        let b = {
+            let mut r = receiver(true);
+            let mut out = vec![];
+            for (t, s) in [0, 1, 0].into_iter().enumerate() {
+                r.on_data(t as Time, s, 0, &mut out);
+            }
+            r.take_sack(out[2].sack).unwrap()
+        };
+        assert_eq!(b.split_dsack(2).0, Some((0, 1)), "the sender tells it is a D-SACK");
+        // without D-SACK, the same ACK carries no blocks at all
+        let mut r = receiver(false);
+        assert_eq!(acks(&mut r, &[0, 1, 0])[2], (2, vec![]));
+    }
+
+    #[test]
+    fn a_segment_replicated_by_the_network() {
+        // §4.1.3: 6, 7, 7 again, 8 lost, 9: ACK 8 with D-SACK 7, then ACK 8 SACK 9.
+        let mut r = receiver(true);
+        let a = acks(&mut r, &[0, 1, 1, 3]);
+        assert_eq!(a, vec![(1, vec![]), (2, vec![]), (2, vec![(1, 2)]), (2, vec![(3, 4)])]);
+    }
+
+    #[test]
+    fn a_duplicate_above_the_cumulative_ack_comes_before_the_block_holding_it() {
+        // §4.2.1/§4.2.3: the D-SACK block is followed by the (larger) block that holds the
+        // duplicate, then the most recent others; three blocks in all.
+        let mut r = receiver(true);
+        let a = acks(&mut r, &[1, 3, 4, 6, 3]);
+        assert_eq!(a[3], (0, vec![(6, 7), (3, 5), (1, 2)]));
+        assert_eq!(a[4], (0, vec![(3, 4), (3, 5), (6, 7)]));
+        // a duplicate that is the whole of its block: the block is repeated
+        let mut r = receiver(true);
+        let a = acks(&mut r, &[2, 2]);
+        assert_eq!(a[1], (0, vec![(2, 3), (2, 3)]));
+        // the sender's reading: a first block inside the second is a D-SACK
+        let mut b = SackBlocks::default();
+        for x in [(3, 4), (3, 5), (6, 7)] {
+            b.blocks[b.n as usize] = x;
+            b.n += 1;
+        }
+        let (d, rest) = b.split_dsack(0);
+        assert_eq!(d, Some((3, 4)));
+        assert_eq!(rest.iter().collect::<Vec<_>>(), vec![(3, 5), (6, 7)]);
+        // ordinary blocks are not
+        let (d, rest) = rest.split_dsack(0);
+        assert_eq!((d, rest.n), (None, 2));
+        // without D-SACK the duplicate's ACK reports its block first, as before
+        let mut r = receiver(false);
+        assert_eq!(acks(&mut r, &[1, 3, 4, 6, 3])[4], (0, vec![(3, 5), (6, 7), (1, 2)]));
+    }
+
+    #[test]
+    fn dsack_needs_sack_and_leaves_new_segments_alone() {
+        // with_dsack on a receiver without SACK does nothing
+        let mut r = Receiver::new(false, 2, 100).with_dsack(true);
+        let mut out = vec![];
+        r.on_data(1, 0, 0, &mut out);
+        r.on_data(2, 0, 0, &mut out);
+        assert_eq!(out[1].sack, 0);
+        // new segments in and out of order: exactly the SACK receiver's ACKs
+        let order = [0, 2, 3, 5, 1, 4, 6];
+        assert_eq!(acks(&mut receiver(true), &order), acks(&mut receiver(false), &order));
     }
 }
 

@@ -13,7 +13,7 @@ impl Sender {
         self.sync(now);
         self.start = now;
         self.cc.init(&mut self.st);
-        if let Some(p) = self.preset {
+        if let Some(p) = self.preset.as_deref().copied() {
             self.st.cwnd = p.cwnd;
             self.st.ssthresh = p.ssthresh;
             if let Some((srtt, rttvar)) = p.rtt {
@@ -109,6 +109,9 @@ impl Sender {
             self.stats.retransmits += 1;
             if let Some(k) = self.kr.as_deref_mut() {
                 k.on_retransmit();
+            }
+            if let Some(sp) = self.spur.as_deref_mut() {
+                sp.on_retransmit(seq);
             }
             if !self.tagged.is_empty() {
                 self.untag_from(seq);
@@ -253,8 +256,14 @@ impl Sender {
             (Kind::Ack, ConnState::Established) => {}
             _ => return,
         }
-        if self.cfg.ack_extras {
-            self.ack_extras(now, ack, ts_echo, sack);
+        if self.cfg.ack_extras && self.ack_extras(now, ack, ts_echo, sack) && ack <= self.snd_una {
+            // A D-SACK reports a duplicate arrival, not a segment above a hole: no
+            // duplicate ACK (RFC 6675 §2's definition counts only new SACK information).
+            // What an undo it brought lets out leaves now (in fast recovery, NextSeg waits).
+            if self.st.phase != crate::cc::Phase::FastRecovery {
+                self.try_send(now, out);
+            }
+            return;
         }
         if ack > self.snd_una {
             self.on_new_ack(now, ack, ts_echo, ece && self.cfg.ecn, out);
@@ -266,24 +275,48 @@ impl Sender {
     /// What an arriving ACK of an established connection does before the backplane acts on
     /// it, for connections that need more than the plain path (one flag, `ack_extras`,
     /// tested per ACK for all of them): TCP KentRidge's newack/dupack slices, and the SACK
-    /// scoreboard.
+    /// scoreboard, after spurious-retransmission detection (which takes a D-SACK block out
+    /// of the blocks). Returns whether the ACK carried a D-SACK block.
     #[inline]
-    fn ack_extras(&mut self, now: Time, ack: u64, ts_echo: Time, sack: Option<&SackBlocks>) {
+    fn ack_extras(&mut self, now: Time, ack: u64, ts_echo: Time, sack: Option<&SackBlocks>) -> bool {
         if self.kr.is_some() {
             self.kr_ack(now, ack, ts_echo);
         }
+        if self.spur.is_some() {
+            return self.spur_extras(now, ack, ts_echo, sack);
+        }
         if self.cfg.sack {
-            let (una, snd_max, dt) = (ack.max(self.snd_una), self.snd_max, self.cfg.dupthresh);
-            let sb = self.sb();
-            sb.advance(una, dt);
-            let lost_retransmissions = sack.map_or(0, |b| sb.mark(b, snd_max, dt));
-            if let (Some(b), Some(r)) = (sack, self.rate.as_deref_mut()) {
-                r.sacked(b, snd_max);
-            }
-            self.rate_sack_losses(lost_retransmissions);
-            if lost_retransmissions > 0 && self.st.phase == crate::cc::Phase::FastRecovery {
-                self.clamp_to_pipe();
-            }
+            self.sack_ack(ack, sack);
+        }
+        false
+    }
+
+    /// `ack_extras` with spurious-retransmission detection, out of line (the plain SACK
+    /// path stays as it was): the scoreboard gets the blocks other than a D-SACK.
+    #[cold]
+    #[inline(never)]
+    fn spur_extras(&mut self, now: Time, ack: u64, ts_echo: Time, sack: Option<&SackBlocks>) -> bool {
+        let (proper, dsack) = self.spur_ack(now, ack, ts_echo, sack);
+        if self.cfg.sack {
+            self.sack_ack(ack, proper.as_ref().filter(|b| b.n > 0));
+        }
+        dsack
+    }
+
+    /// The SACK scoreboard's part of an ACK: the cumulative ACK, the blocks, the
+    /// retransmissions they show lost.
+    #[inline(always)]
+    fn sack_ack(&mut self, ack: u64, sack: Option<&SackBlocks>) {
+        let (una, snd_max, dt) = (ack.max(self.snd_una), self.snd_max, self.cfg.dupthresh);
+        let sb = self.sb();
+        sb.advance(una, dt);
+        let lost_retransmissions = sack.map_or(0, |b| sb.mark(b, snd_max, dt));
+        if let (Some(b), Some(r)) = (sack, self.rate.as_deref_mut()) {
+            r.sacked(b, snd_max);
+        }
+        self.rate_sack_losses(lost_retransmissions);
+        if lost_retransmissions > 0 && self.st.phase == crate::cc::Phase::FastRecovery {
+            self.clamp_to_pipe();
         }
     }
 

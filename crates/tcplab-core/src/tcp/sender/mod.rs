@@ -7,6 +7,7 @@ mod rate;
 mod recovery;
 mod rtt;
 mod sack;
+mod spurious;
 mod timers;
 
 #[cfg(test)]
@@ -46,7 +47,12 @@ pub struct SenderConfig {
     pub size: Option<u64>,
     /// TCP-HO's bit in the Capability option's mask (`tcp.ho_capability_bit`).
     pub ho_bit: u8,
-    /// An arriving ACK needs more than the plain path: SACK, or TCP KentRidge's statistics.
+    /// D-SACK (RFC 2883, `tcp.dsack`): the first SACK block may report a duplicate.
+    pub dsack: bool,
+    /// Take back a reduction found spurious (`tcp.undo`).
+    pub undo: bool,
+    /// An arriving ACK needs more than the plain path: SACK, spurious-retransmission
+    /// detection, or TCP KentRidge's statistics.
     pub ack_extras: bool,
     /// The SYN offers TCP-HO whatever the starting algorithm: a KentRidge connection with
     /// handoffs, whose agent may switch it to TCP-HO later (DC-TCP's options_creator
@@ -82,7 +88,9 @@ impl SenderConfig {
             rtt_sample_interval: crate::sim::secs(t.rtt_sample_interval),
             size,
             ho_bit: t.ho_capability_bit,
-            ack_extras: t.sack,
+            dsack: t.dsack,
+            undo: t.undo,
+            ack_extras: t.sack || t.undo,
             offer_ho: false,
         }
     }
@@ -170,7 +178,7 @@ pub struct Sender {
     pub events: Vec<FlowEvent>,
     /// Initial control block given from outside (TCBI), applied by `start` after the
     /// algorithm's `init`.
-    preset: Option<Preset>,
+    preset: Option<Box<Preset>>,
     /// `try_send` stopped at [`MAX_BURST`] with more of the window to send: the caller
     /// drains the output and calls `try_send` again at the same instant.
     pub burst_pending: bool,
@@ -184,6 +192,9 @@ pub struct Sender {
     /// TCP KentRidge's passive statistics, which the slices update (`None`: KentRidge is
     /// off and every slot costs one pointer test).
     pub kr: Option<Box<crate::kentridge::Stats>>,
+    /// Spurious-retransmission detection (`spurious.rs`): with D-SACK, undo, or KentRidge
+    /// with timestamps.
+    pub spur: Option<Box<spurious::Spurious>>,
 }
 
 /// Segments `try_send` emits per call. A window may be far larger (a share estimate drawn
@@ -243,6 +254,7 @@ impl Sender {
         let rto = cfg.initial_rto;
         let scoreboard = cfg.sack.then(Box::default);
         let rate = cc.wants_rate_samples().then(Box::default);
+        let spur = (cfg.dsack || cfg.undo).then(Box::default);
         Sender {
             app_limit: cfg.size,
             cfg,
@@ -276,6 +288,7 @@ impl Sender {
             scoreboard,
             rate,
             kr: None,
+            spur,
         }
     }
 
@@ -284,6 +297,10 @@ impl Sender {
     pub fn enable_kentridge(&mut self, small_queue: f64) {
         self.kr = Some(Box::new(crate::kentridge::Stats::new(small_queue)));
         self.cfg.ack_extras = true;
+        if self.cfg.timestamps && self.spur.is_none() {
+            // Eifel on timeouts, for the statistics' count of spurious timeouts
+            self.spur = Some(Box::default());
+        }
     }
 
     /// Data segments sent so far (new and retransmitted).
@@ -294,7 +311,7 @@ impl Sender {
 
     /// Start with these values instead of the standard ones (call before `start`).
     pub fn preset(&mut self, p: Preset) {
-        self.preset = Some(p);
+        self.preset = Some(Box::new(p));
     }
 
     /// Overwrite cwnd and ssthresh of a running connection (FS-TCBI). The recovery state

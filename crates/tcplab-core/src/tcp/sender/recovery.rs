@@ -166,6 +166,10 @@ impl Sender {
         self.ecn_cut = false;
         self.recover = Some(self.snd_max);
         self.stats.fast_retransmits += 1;
+        if self.spur.is_some() {
+            let prior = reduce.then_some((self.st.cwnd, self.st.ssthresh));
+            self.spur_begin(now, false, prior);
+        }
         if let Some(k) = self.kr.as_deref_mut() {
             k.on_fast_retransmit(self.snd_una, self.dupacks, self.stats.segments_sent, &self.st);
         }

@@ -986,3 +986,182 @@ fn a_switch_gives_pacing_back_to_the_connections_setting() {
     s.switch_cc(200 * MS, cc::create("fast", &cc::Params::new()).unwrap(), &mut out);
     assert_eq!(s.st.pacing, Pacing::Window);
 }
+
+/// A started NewReno sender with SACK and D-SACK (and `undo`) whose first window is `w`
+/// segments, and its D-SACK receiver.
+fn dsack_pair(w: f64, undo: bool) -> (Sender, crate::tcp::Receiver) {
+    let tcp = TcpSpec {
+        init_cwnd: w,
+        init_ssthresh: w,
+        tick: 0.0,
+        sack: true,
+        dsack: true,
+        undo,
+        ..TcpSpec::default()
+    };
+    let mut s = sender("newreno", tcp, None);
+    s.start(0, &mut vec![]);
+    let r = crate::tcp::Receiver::new(false, 2, 0).with_sack(true).with_dsack(true);
+    (s, r)
+}
+
+fn spur(s: &Sender) -> (u64, u64, u64, u64) {
+    let sp = s.spur.as_deref().expect("detection on");
+    (sp.fast_retransmits, sp.timeouts, sp.undos, sp.dsacks)
+}
+
+#[test]
+fn a_reordered_segment_makes_a_spurious_fast_retransmit_that_dsack_reports() {
+    for undo in [false, true] {
+        let (mut s, mut r) = dsack_pair(10.0, undo);
+        let mut t = 0;
+        // 0 is late: 1, 2, 3 start recovery (cwnd 10 -> 5) and 0 is sent again
+        through_receiver(&mut s, &mut r, &mut t, &[1, 2, 3]);
+        assert_eq!((s.stats.fast_retransmits, s.st.cwnd, s.st.ssthresh), (1, 5.0, 5.0));
+        // the original 0 arrives, then the rest of the window: recovery ends
+        through_receiver(&mut s, &mut r, &mut t, &[0, 4, 5, 6, 7, 8, 9]);
+        assert_eq!(spur(&s), (0, 0, 0, 0), "nothing known yet");
+        let dupacks = s.dupacks;
+        // the retransmitted 0 arrives: a duplicate, reported below the cumulative ACK
+        through_receiver(&mut s, &mut r, &mut t, &[0]);
+        assert_eq!(s.dupacks, dupacks, "a D-SACK is no duplicate ACK");
+        if undo {
+            assert_eq!(spur(&s), (1, 0, 1, 1));
+            assert_eq!((s.st.cwnd, s.st.ssthresh), (10.0, 10.0), "the reduction is taken back");
+            assert_eq!(s.st.phase, Phase::CongestionAvoidance);
+            let e = s.events.iter().rev().find(|e| e.name == "undo").expect("an undo event");
+            assert_eq!(e.value, 10.0);
+            assert!(s
+                .events
+                .iter()
+                .any(|e| e.name == "spurious_retransmit" && e.value == 0.0));
+        } else {
+            assert_eq!(spur(&s), (1, 0, 0, 1));
+            assert!(s.st.cwnd < 10.0 && s.st.ssthresh == 5.0, "no undo without tcp.undo");
+            assert!(!s.events.iter().any(|e| e.name == "undo"));
+        }
+    }
+}
+
+#[test]
+fn a_needed_retransmission_is_not_spurious() {
+    let (mut s, mut r) = dsack_pair(10.0, true);
+    let mut t = 0;
+    // 0 is lost: its retransmission fills the hole, nothing arrives twice
+    through_receiver(&mut s, &mut r, &mut t, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 0]);
+    assert_eq!(s.snd_una, 10);
+    assert_eq!(spur(&s), (0, 0, 0, 0));
+    assert_eq!(s.st.ssthresh, 5.0);
+    // a segment the network duplicates is reported, but it was never retransmitted
+    through_receiver(&mut s, &mut r, &mut t, &[10, 10]);
+    assert_eq!(spur(&s), (0, 0, 0, 1));
+}
+
+#[test]
+fn a_dsack_block_is_no_sack_information() {
+    let (mut s, mut r) = dsack_pair(10.0, false);
+    let mut t = 0;
+    through_receiver(&mut s, &mut r, &mut t, &[1, 2, 3]);
+    let sb = |s: &Sender| s.scoreboard.as_ref().unwrap().sacked();
+    let (sacked, dupacks, retransmits) = (sb(&s), s.dupacks, s.stats.retransmits);
+    assert_eq!((sacked, dupacks), (3, 3));
+    // 2 arrives again: ACK 0, blocks (2, 3) D-SACK and (1, 4)
+    let mut acks = vec![];
+    r.on_data(10 * MS, 2, 0, &mut acks);
+    let b = r.take_sack(acks[0].sack).unwrap();
+    assert_eq!(b.iter().collect::<Vec<_>>(), vec![(2, 3), (1, 4)]);
+    let mut out = vec![];
+    s.on_ack_sack(10 * MS, Kind::Ack, 0, 0, Some(&b), false, &mut out);
+    assert_eq!((sb(&s), s.dupacks, s.stats.retransmits), (sacked, dupacks, retransmits));
+    assert!(out.is_empty(), "nothing sent for it");
+    assert_eq!(spur(&s), (0, 0, 0, 1), "0's retransmission is not what was duplicated");
+    // a sender without D-SACK takes the same ACK for a duplicate ACK
+    let (mut s, mut r, _) = sack_pair(10.0);
+    let mut t = 0;
+    through_receiver(&mut s, &mut r, &mut t, &[1, 2, 3]);
+    s.on_ack_sack(10 * MS, Kind::Ack, 0, 0, Some(&b), false, &mut out);
+    assert_eq!(s.dupacks, 4);
+}
+
+/// A sender with timestamps (and `undo`), cwnd = ssthresh = 10, segments 0..10 sent at 0.
+fn eifel_sender(undo: bool) -> Sender {
+    let tcp = TcpSpec {
+        init_cwnd: 10.0,
+        init_ssthresh: 10.0,
+        tick: 0.0,
+        timestamps: true,
+        undo,
+        ..TcpSpec::default()
+    };
+    let mut s = sender("newreno", tcp, None);
+    s.start(0, &mut vec![]);
+    s
+}
+
+#[test]
+fn eifel_finds_a_spurious_timeout_and_undo_takes_it_back() {
+    for undo in [false, true] {
+        let mut s = eifel_sender(undo);
+        if !undo {
+            // detection without undo: KentRidge's statistics with timestamps count them
+            s.enable_kentridge(0.003);
+        }
+        let rto = s.rto_deadline.unwrap();
+        let mut out = vec![];
+        s.on_timeout(rto, &mut out);
+        assert_eq!(seqs(&out), vec![0]);
+        assert_eq!((s.st.cwnd, s.st.ssthresh), (1.0, 5.0));
+        // the ACK of the original 0 (sent at 0): its echo is older than the retransmission
+        let mut out = vec![];
+        s.on_ack(rto + MS, Kind::Ack, 1, 0, &mut out);
+        if undo {
+            assert_eq!(spur(&s), (0, 1, 1, 0));
+            let e = s.events.iter().find(|e| e.name == "undo").expect("an undo event");
+            assert_eq!(e.value, 10.0, "cwnd back to the window before the timeout");
+            assert_eq!(s.st.ssthresh, 10.0);
+            // no go-back-N: what follows is new data (1..9 were never lost)
+            assert!(seqs(&out).iter().all(|&q| q >= 10), "{:?}", seqs(&out));
+            assert_eq!(s.stats.retransmits, 1);
+        } else {
+            assert_eq!(spur(&s), (0, 1, 0, 0));
+            assert_eq!(s.kr.as_ref().unwrap().total_spurious_timeouts, 1);
+            assert_eq!(s.st.ssthresh, 5.0);
+            assert_eq!(seqs(&out), vec![1, 2], "go-back-N goes on");
+            assert!(!s.events.iter().any(|e| e.name.starts_with("spurious")), "no events");
+        }
+    }
+    // the ACK echoes the retransmission: the timeout was needed
+    let mut s = eifel_sender(true);
+    let rto = s.rto_deadline.unwrap();
+    s.on_timeout(rto, &mut vec![]);
+    s.on_ack(rto + MS, Kind::Ack, 1, rto, &mut vec![]);
+    assert_eq!(spur(&s), (0, 0, 0, 0));
+    assert_eq!(s.st.ssthresh, 5.0);
+}
+
+#[test]
+fn eifel_finds_a_spurious_fast_retransmit_with_timestamps() {
+    let mut s = eifel_sender(true);
+    let mut out = vec![];
+    for k in 1..=3 {
+        s.on_ack(k * MS, Kind::Ack, 0, 0, &mut out);
+    }
+    assert_eq!((s.st.phase, s.st.ssthresh), (Phase::FastRecovery, 5.0));
+    // the late original 0 arrives: ACK 10 echoing its send time 0 < the retransmission's
+    s.on_ack(5 * MS, Kind::Ack, 10, 0, &mut out);
+    assert_eq!(spur(&s), (1, 0, 1, 0));
+    assert_eq!(s.st.ssthresh, 10.0);
+    assert!(s.st.cwnd >= 10.0, "{}", s.st.cwnd);
+    assert_ne!(s.st.phase, Phase::FastRecovery);
+}
+
+#[test]
+fn without_the_options_nothing_is_watched() {
+    let (s, _, _) = sack_pair(10.0);
+    assert!(s.spur.is_none());
+    let tcp = TcpSpec {
+        timestamps: true,
+        ..TcpSpec::default()
+    };
+    assert!(sender("newreno", tcp, None).spur.is_none());
+}

@@ -72,6 +72,15 @@ impl Sender {
             return;
         }
         self.stats.timeouts += 1;
+        if self.spur.is_some() {
+            // the window before the reduction: without a fast-recovery inflation
+            let cwnd = if self.st.phase == Phase::FastRecovery {
+                self.st.recovery_base
+            } else {
+                self.st.cwnd
+            };
+            self.spur_begin(now, true, Some((cwnd, self.st.ssthresh)));
+        }
         if let Some(k) = self.kr.as_deref_mut() {
             k.on_timeout(self.stats.segments_sent, &self.st);
         }
