@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 
 from property_runner import IsolatedRunner, dumps
 from scenario_strategies import kentridge_tables, mutated_scenarios, reorders, uses, valid_scenarios
-from test_properties import FIELD_PATH, _no_panic_text
+from test_properties import _no_panic_text, check_mutation
 
 EXAMPLES = max(5, int(os.environ.get("TCPLAB_PROPERTY_EXAMPLES", "40")) // 3)
 common = settings(max_examples=EXAMPLES, deadline=None, derandomize=False, print_blob=True,
@@ -98,16 +98,4 @@ def test_valid_scenarios_with_kentridge_or_reordering_run_deterministically(runn
 @common
 @given(case=mutated_scenarios(within=("kentridge", "reorder", "reorder_ab", "reorder_ba")))
 def test_mutations_of_kentridge_and_reordering_are_one_error_naming_the_field(runner, case):
-    spec, mutation = case
-    kind, detail = runner.call("validate", spec)
-    if kind == "valid":
-        kind, detail = runner.call("run", spec, seed=3, wall_limit=20.0)
-        if kind == "simulation_error" and "wall-clock limit" in detail:
-            return
-        assert kind == "ok", f"{mutation}: {kind}: {detail}\nspec: {dumps(spec)}"
-        assert detail == [], f"{mutation}: invariants violated: {detail}\nspec: {dumps(spec)}"
-    else:
-        assert kind == "scenario_error", f"{mutation}: {kind}: {detail}\nspec: {dumps(spec)}"
-        assert "\n" not in detail, f"{mutation}: the message is not one line: {detail!r}"
-        assert FIELD_PATH.match(detail), f"{mutation}: the message does not start with a field: {detail!r}"
-    _no_panic_text(runner, spec)
+    check_mutation(runner, case)
