@@ -52,6 +52,11 @@ def _no_panic_text(runner, spec):
 @common
 @given(spec=valid_scenarios())
 def test_valid_scenarios_run_deterministically_and_keep_the_invariants(runner, spec):
+    check_valid_run(runner, spec)
+
+
+def check_valid_run(runner, spec):
+    """A valid scenario runs, keeps the invariants and prints no panic text."""
     kind, detail = runner.call("run", spec, seed=1)
     assert kind == "ok", f"{kind}: {detail}\nspec: {dumps(spec)}"
     assert detail == [], "invariants violated:\n" + "\n".join(detail) + f"\nspec: {dumps(spec)}"

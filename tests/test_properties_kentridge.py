@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 
 from property_runner import IsolatedRunner, dumps
 from scenario_strategies import kentridge_tables, mutated_scenarios, reorders, uses, valid_scenarios
-from test_properties import _no_panic_text, check_mutation
+from test_properties import check_mutation, check_valid_run
 
 EXAMPLES = max(5, int(os.environ.get("TCPLAB_PROPERTY_EXAMPLES", "40")) // 3)
 common = settings(max_examples=EXAMPLES, deadline=None, derandomize=False, print_blob=True,
@@ -89,10 +89,7 @@ def runner():
 @common
 @given(spec=valid_scenarios().filter(uses))
 def test_valid_scenarios_with_kentridge_or_reordering_run_deterministically(runner, spec):
-    kind, detail = runner.call("run", spec, seed=1)
-    assert kind == "ok", f"{kind}: {detail}\nspec: {dumps(spec)}"
-    assert detail == [], "invariants violated:\n" + "\n".join(detail) + f"\nspec: {dumps(spec)}"
-    _no_panic_text(runner, spec)
+    check_valid_run(runner, spec)
 
 
 @common
