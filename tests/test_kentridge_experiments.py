@@ -199,6 +199,39 @@ def test_goals_are_inconclusive_when_the_intervals_straddle():
     assert all(v.outcome == INCONCLUSIVE for v in kr.goals(two, "test"))
 
 
+def test_delay_and_loss_verdicts_compare_paired_ratios_on_every_scale():
+    # two paths 1000 x apart in delay: the agent queues half of what NewReno does on both,
+    # twice what Sync-TCP does on both, and as much as CUBIC; its drops are those of every
+    # fixed one except Hybla's, which drops ten times more
+    vals = {"slow-1": {kr.AGENT: 0.8, **fixed(0.5, cubic=0.9)}, "fast-1": {kr.AGENT: 0.8, **fixed(0.5, cubic=0.9)}}
+    m = frame(vals, seeds=(1, 2, 3, 4))
+    scale = {"slow-1": 200.0, "fast-1": 0.2}
+    rel = {kr.AGENT: 1.0, "newreno": 2.0, "sync_tcp": 0.5}
+    jitter = m["seed"].map({1: 0.98, 2: 1.02, 3: 0.99, 4: 1.01})
+    m["p95 queueing delay ms"] = [scale[i] * rel.get(c, 1.0) for i, c in zip(m["instance"], m["contender"])]
+    m["p95 queueing delay ms"] *= jitter.where(m["contender"] == kr.AGENT, 1.0)
+    m["drop rate"] = [0.01 * (10 if c == "hybla" else 1) for c in m["contender"]]
+    m["drop rate"] *= jitter.where(m["contender"] == kr.AGENT, 1.0)
+    c = kr.contender_table(m).set_index("contender")
+    assert outcome_of(c.loc["newreno", "verdict: p95 qdelay"]) == HOLDS
+    assert c.loc["newreno", "agent / it p95 qdelay"] == pytest.approx(0.5, rel=0.01)
+    assert outcome_of(c.loc["sync_tcp", "verdict: p95 qdelay"]) == FAILS
+    assert outcome_of(c.loc["cubic", "verdict: p95 qdelay"]) == INCONCLUSIVE
+    assert c.loc["cubic", "agent / it p95 qdelay 95% low"] < 1 < c.loc["cubic", "agent / it p95 qdelay 95% high"]
+    assert outcome_of(c.loc["hybla", "verdict: drop rate"]) == HOLDS
+    assert outcome_of(c.loc["newreno", "verdict: drop rate"]) == INCONCLUSIVE
+    # per instance against the best fixed (CUBIC on both): neither lower nor higher
+    t = kr.instance_table(m).set_index("instance")
+    assert all(outcome_of(v) == INCONCLUSIVE for v in t["verdict: p95 qdelay"])
+    f = kr.delay_loss_findings(m, "test")
+    assert "lower than newreno; higher than sync_tcp;" in f[0] and "lower on 0, higher on 0" in f[0]
+    assert "lower than hybla;" in f[1]
+    # a path where neither queues at all: the floor makes the ratio 1, not 0/0
+    m["p95 queueing delay ms"] = 0.0
+    c = kr.contender_table(m).set_index("contender")
+    assert (c.loc[list(kr.FIXED), "agent / it p95 qdelay"] == 1.0).all()
+
+
 def test_classification_timeline_first_correct_and_share():
     tl = [(1.2, "high_speed"), (2.2, "lossy"), (12.2, "default"), (14.2, "lossy")]
     c = kr.classification(tl, "lossy", start=0.2, end=20.2)
@@ -220,6 +253,13 @@ def test_harm_is_relative_to_the_competitor_beside_newreno():
     assert t.loc["newreno", "competitor / beside NewReno"] == pytest.approx(1.0) and t.loc["newreno", "verdict"] == ""
     assert outcome_of(t.loc["cubic", "verdict"]) == FAILS  # ~0.5 < 0.75
     assert outcome_of(t.loc[kr.AGENT, "verdict"]) == HOLDS  # ~0.9 > 0.75
+    # over the suite: a second instance where the agent leaves the competitor a third
+    more = pd.DataFrame(rows).assign(instance="y-1")
+    more.loc[more["contender"] == kr.AGENT, "competitor goodput"] = 0.13 + 0.01 * more["seed"]
+    tc = kr.harm_contender_table(kr.harm_frame(pd.concat([pd.DataFrame(rows), more]))).set_index("contender")
+    assert tc.loc[kr.AGENT, "worst instance"] == "y-1" and tc.loc[kr.AGENT, "instances below 0.75"] == "y-1"
+    assert tc.loc[kr.AGENT, "competitor / beside NewReno"] == pytest.approx((0.9 + 0.35) / 2, abs=0.02)
+    assert outcome_of(tc.loc["cubic", "verdict"]) == FAILS and tc.loc["newreno", "verdict"] == ""
 
 
 def test_switch_cost_compares_each_variant_with_the_right_adaptation_from_the_start():
@@ -304,6 +344,10 @@ def test_quick_suite_tables_and_goals(quick):
     assert all(outcome_of(ct.loc[c, "verdict"]) for c in kr.FIXED)
     f = findings(d)
     assert outcome_of(f[0]) and "never far" in f[0] and outcome_of(f[1]) and "beats every" in f[1]
+    assert all(outcome_of(ct.loc[c, "verdict: p95 qdelay"]) and outcome_of(ct.loc[c, "verdict: drop rate"])
+               for c in kr.FIXED)
+    assert "p95 qdelay (geometric mean" in f[2] and "drop rate (geometric mean" in f[3]
+    assert all(outcome_of(v) for v in it["verdict: p95 qdelay"])
     assert (d / "figures").exists()
 
 
@@ -324,6 +368,10 @@ def test_quick_harm(quick):
     assert np.allclose(nr["competitor / beside NewReno"], 1.0)
     assert all(outcome_of(v) for v in t[t["contender"] != "newreno"]["verdict"])
     assert (t["competitor goodput"] > 0).all()
+    tc = table(quick["kentridge_harm"], "harm_contenders")
+    assert len(tc) == len(kr.COMPETITORS) * len(kr.CONTENDERS)
+    assert all(outcome_of(v) for v in tc[tc["contender"] != "newreno"]["verdict"])
+    assert outcome_of(findings(quick["kentridge_harm"])[0])
 
 
 def test_quick_switch_cost(quick):

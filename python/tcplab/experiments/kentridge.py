@@ -58,6 +58,12 @@ Readings (chosen here, stated so the results can be judged):
 - "Beats every fixed algorithm over the suite": for each fixed adaptation, the 95 % CI of the
   paired difference of normalised goodput (agent − fixed, paired by instance and seed) lies
   above 0; the suite's verdict is the conjunction over the adaptations.
+- Delay and loss against a fixed adaptation (or, per instance, the best fixed): the paired
+  ratio agent / fixed of the bottleneck's p95 queueing delay and of its drop rate, per
+  (instance, seed), averaged in logarithms (a geometric mean, so that a 200-ms path and a
+  0.5-ms one weigh alike); "lower" holds when the 95 % CI of the mean log ratio lies below 0,
+  does not hold above 0. Values below ``DELAY_FLOOR_MS`` and ``DROP_FLOOR`` count as the floor
+  (a path whose queue never builds under either contender gives ratio 1, not 0/0).
 """
 from __future__ import annotations
 
@@ -70,7 +76,7 @@ from tcplab import mobility as mo
 from tcplab import plots
 from tcplab.experiments import Analysis, Figure, Plan, Run, Table, experiment
 from tcplab.stats import ci_cols
-from tcplab.verdicts import Verdict, above, all_of, greater
+from tcplab.verdicts import FAILS, HOLDS, INCONCLUSIVE, Verdict, above, all_of, below, greater, interval
 
 SOURCE = "issue 20 (our benchmark; the thesis gives KentRidge no quantitative results)"
 OURS = ("Ours: the thesis reports no quantitative results for KentRidge; no paper column. ")
@@ -89,6 +95,11 @@ KR_TABLE = {"interval": 1.0}
 #: that for any KentRidge flow with handoffs.)
 AGENT_START = {"mobile": "newreno", "other": "newreno"}
 FAR = 0.9  # "never far": at least this fraction of the best fixed's normalised goodput
+#: floors of the delay and loss ratios: the histogram's smallest meaningful delay at these
+#: paths' rates (a 1500-byte packet at 120 Mb/s or more takes 0.1 ms) and one drop in 10^5
+DELAY_FLOOR_MS, DROP_FLOOR = 0.1, 1e-5
+#: (column of the measures, floor, name in the tables) of the delay and loss comparisons
+LOWER_METRICS = (("p95 queueing delay ms", DELAY_FLOOR_MS, "p95 qdelay"), ("drop rate", DROP_FLOOR, "drop rate"))
 ACCESS = {"rate": 1e9, "delay": 0.001, "queue": 100000}
 
 #: the built-in knowledge base's choice per pipe type (first row wins; tcp_ho with handoffs)
@@ -475,6 +486,26 @@ def never_far(m: pd.DataFrame, instance: str, best: str, far: float = FAR) -> Ve
                              f"goodput", "agent / best per seed")
 
 
+def log_ratios(m: pd.DataFrame, a: str, b: str, col: str, floor: float, instance: str | None = None) -> np.ndarray:
+    """log(a / b) of `col` per (instance, seed), both floored at `floor`."""
+    x, y = paired(m, a, b, col, instance)
+    return np.log(np.maximum(x, floor) / np.maximum(y, floor))
+
+
+def lower(m: pd.DataFrame, other: str, col: str, floor: float, name: str, instance: str | None = None) -> tuple:
+    """The agent against `other` on `col` (lower is better): table columns (the geometric-mean
+    ratio agent / other with its 95 % CI bounds) and the verdict that the agent's is lower."""
+    lr = log_ratios(m, AGENT, other, col, floor, instance)
+    mean, lo, hi, _ = interval(lr)
+    where = f"{instance}: " if instance else ""
+    v = below(lr, 0.0, f"{where}the agent's {name} is lower than {other}'s (geometric mean of the paired ratio "
+                       "< 1)", "log ratio agent / " + other)
+    return {f"agent / {'best' if instance else 'it'} {name}": math.exp(mean) if math.isfinite(mean) else math.nan,
+            f"agent / {'best' if instance else 'it'} {name} 95% low": math.exp(lo) if math.isfinite(lo) else math.nan,
+            f"agent / {'best' if instance else 'it'} {name} 95% high": math.exp(hi) if math.isfinite(hi) else math.nan,
+            f"verdict: {name}": str(v)}, v
+
+
 def instance_table(m: pd.DataFrame) -> pd.DataFrame:
     """Per path instance: the agent, the best fixed with hindsight, the ratio and the verdict."""
     best = best_fixed(m)
@@ -497,6 +528,8 @@ def instance_table(m: pd.DataFrame) -> pd.DataFrame:
                "best p95 qdelay ms": bx["p95 queueing delay ms"].mean(),
                "agent drop rate": ag["drop rate"].mean(), "best drop rate": bx["drop rate"].mean(),
                "verdict": str(never_far(m, inst, b))}
+        for col, floor, name in LOWER_METRICS:
+            row.update(lower(m, b, col, floor, name, instance=inst)[0])
         if "final type" in ag.columns:
             row.update({"agent final cc": ";".join(sorted(set(ag["cc_final"]))),
                         "first correct (s)": ag["first correct (s)"].mean(),
@@ -523,6 +556,8 @@ def contender_table(m: pd.DataFrame) -> pd.DataFrame:
             row.update(**ci_cols(d, "agent − it"))
             row["agent wins (instance×seed)"] = f"{int((d > 0).sum())}/{len(d)}"
             row["verdict"] = str(beats(m, c))
+            for col, floor, name in LOWER_METRICS:
+                row.update(lower(m, c, col, floor, name)[0])
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -541,6 +576,29 @@ def goals(m: pd.DataFrame, label: str) -> list[Verdict]:
                 f"{label}: the agent beats every single fixed adaptation over the suite (paired by instance and "
                 "seed, 95 % CI of the difference of normalised goodput above 0)")
     return [g1, g2]
+
+
+def delay_loss_findings(m: pd.DataFrame, label: str) -> list[str]:
+    """One line per metric: against which fixed adaptations the agent's delay (loss) over the
+    suite is lower, higher or not distinguishable, and on how many path instances it is lower
+    or higher than the per-path best's."""
+    out = []
+    best = best_fixed(m)
+    fixed = [c for c in FIXED if c in set(m["contender"])]
+    for col, floor, name in LOWER_METRICS:
+        by = {o: [] for o in (HOLDS, FAILS, INCONCLUSIVE)}
+        for c in fixed:
+            by[lower(m, c, col, floor, name)[1].outcome].append(c)
+        inst = {o: [] for o in (HOLDS, FAILS, INCONCLUSIVE)}
+        for i, b in best.items():
+            inst[lower(m, b, col, floor, name, instance=i)[1].outcome].append(i)
+        out.append(f"{label}, {name} (geometric mean of agent / fixed, 95 % CI): lower than "
+                   f"{', '.join(by[HOLDS]) or 'none'}; higher than {', '.join(by[FAILS]) or 'none'}; "
+                   f"not distinguishable from {', '.join(by[INCONCLUSIVE]) or 'none'}. Against the per-path best: "
+                   f"lower on {len(inst[HOLDS])}, higher on {len(inst[FAILS])} "
+                   f"({', '.join(inst[FAILS]) or 'none'}), not distinguishable on {len(inst[INCONCLUSIVE])} of "
+                   f"{len(best)} instances")
+    return out
 
 
 def where_findings(m: pd.DataFrame) -> list[str]:
@@ -596,7 +654,8 @@ def analyse_comparison(done, label: str) -> Analysis:
     ]
     figs = [Figure("goodput", f"{label}: normalised goodput per contender (ours)",
                    suite_figure(ct, f"{label}: normalised goodput (ours)"))]
-    return Analysis(tables, figs, [str(v) for v in goals(m, label)] + where_findings(m))
+    return Analysis(tables, figs, [str(v) for v in goals(m, label)] + delay_loss_findings(m, label)
+                    + where_findings(m))
 
 
 @experiment("kentridge_suite", "KentRidge's agent against every fixed adaptation of its knowledge base and the "
@@ -663,10 +722,31 @@ def harm_table(m: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def harm_contender_table(m: pd.DataFrame) -> pd.DataFrame:
+    """Over every path instance, per competitor and contender: the competitor's goodput beside
+    the contender relative to beside NewReno (mean over instance × seed with its 95 % CI), the
+    instances where the contender leaves it less than ``HARM_KEEP``, and the verdict that it
+    leaves ≥ ``HARM_KEEP`` over the suite."""
+    rows = []
+    for (comp, c), x in m.groupby(["competitor", "contender"], sort=False):
+        per = x.groupby("instance", sort=False)["competitor / beside NewReno"].mean()
+        row = {"competitor": comp, "contender": c, "runs": len(x),
+               **ci_cols(x["competitor / beside NewReno"], "competitor / beside NewReno"),
+               "worst instance": per.idxmin() if len(per) else "", "worst": per.min() if len(per) else math.nan,
+               f"instances below {HARM_KEEP:g}": ";".join(i for i, v in per.items() if v < HARM_KEEP), "verdict": ""}
+        if c != "newreno":
+            row["verdict"] = str(above(x["competitor / beside NewReno"], HARM_KEEP,
+                                       f"over the suite, {c} leaves the {comp} competitor ≥ {HARM_KEEP:.0%} of its "
+                                       "goodput beside NewReno", "competitor / beside NewReno over instance × seed"))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def analyse_harm(done) -> Analysis:
     m = harm_frame(measures(done))
     t = harm_table(m)
-    findings = []
+    tc = harm_contender_table(m)
+    findings = [r["verdict"] for _, r in tc.iterrows() if r["contender"] == AGENT]
     for (inst, comp), x in m.groupby(["instance", "competitor"], sort=False):
         ag = x[x["contender"] == AGENT]
         ranks = x.groupby("contender")["competitor / beside NewReno"].mean().sort_values(ascending=False)
@@ -678,7 +758,11 @@ def analyse_harm(done) -> Analysis:
                            note=OURS + "competitor / beside NewReno: the competitor's goodput beside the contender "
                                        "over "
                                        "its goodput beside a NewReno test flow (same instance and seed). Verdict: its "
-                                       f"95 % CI above {HARM_KEEP:g}.")], [], findings)
+                                       f"95 % CI above {HARM_KEEP:g}."),
+                     Table("harm_contenders", "Harm over the suite per contender and competitor (ours)", tc.round(4),
+                           note=OURS + "Mean over instance × seed of the competitor's goodput beside the contender "
+                                       "over its goodput beside NewReno; verdict: its 95 % CI above "
+                                       f"{HARM_KEEP:g}.")], [], findings)
 
 
 @experiment("kentridge_harm", "Harm KentRidge's agent and each fixed adaptation do to a competing NewReno or CUBIC "
