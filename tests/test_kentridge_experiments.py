@@ -258,7 +258,8 @@ def test_harm_is_relative_to_the_competitor_beside_newreno():
     more.loc[more["contender"] == kr.AGENT, "competitor goodput"] = 0.13 + 0.01 * more["seed"]
     tc = kr.harm_contender_table(kr.harm_frame(pd.concat([pd.DataFrame(rows), more]))).set_index("contender")
     assert tc.loc[kr.AGENT, "worst instance"] == "y-1" and tc.loc[kr.AGENT, "instances below 0.75"] == "y-1"
-    assert tc.loc[kr.AGENT, "competitor / beside NewReno"] == pytest.approx((0.9 + 0.35) / 2, abs=0.02)
+    assert tc.loc[kr.AGENT, "competitor / beside NewReno (geometric mean)"] == pytest.approx((0.9 * 0.35) ** 0.5,
+                                                                                           abs=0.03)
     assert outcome_of(tc.loc["cubic", "verdict"]) == FAILS and tc.loc["newreno", "verdict"] == ""
 
 
