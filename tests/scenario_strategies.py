@@ -130,6 +130,9 @@ def kentridge_tables(draw) -> dict:
         "window": st.sampled_from(["1s", "10s"]),
         "asymmetry": st.sampled_from([1.5, 4]),
         "hysteresis": st.sampled_from([0, 0.2, 0.9]),
+        "bdp_size": st.booleans(),
+        "lfn_after_slow_start": st.booleans(),
+        "spurious_timeout_jitter": st.booleans(),
     }
     th = {key: draw(pool[key]) for key in draw(st.lists(st.sampled_from(sorted(pool)), max_size=3, unique=True))}
     if draw(st.booleans()):

@@ -601,3 +601,62 @@ fn a_kentridge_connection_on_newreno_negotiates_tcp_ho_and_uses_it_after_the_swi
         "TCP-HO did not take the second notification: {accepted:?}, {rows:?}"
     );
 }
+
+/// A 10 Mb/s path whose delay jumps to 400 ms for 100 ms every 3 s from 2 s on (a link-layer
+/// retransmission burst), with `thresholds` for the flow's classifier.
+fn delay_spikes(thresholds: Value) -> String {
+    let mut changes = Vec::new();
+    let mut t = 2.0;
+    while t < 20.0 {
+        changes.push(json!({"link": "r-b", "direction": "ab", "at": t, "delay": "400ms"}));
+        changes.push(json!({"link": "r-b", "direction": "ab", "at": t + 0.1, "delay": "20ms"}));
+        t += 3.0;
+    }
+    json!({
+        "sim": {"duration": 20.0, "sample_interval": "1s"},
+        "nodes": [{"name": "a"}, {"name": "r", "kind": "router"}, {"name": "b"}],
+        "links": [
+            {"a": "a", "b": "r", "rate": "100Mbps", "delay": "1ms", "queue": 1000},
+            {"a": "r", "b": "b", "rate": "10Mbps", "delay": "20ms", "queue": 100}
+        ],
+        "link_changes": changes,
+        "flows": [{"src": "a", "dst": "b", "cc": "newreno", "tcp": {"timestamps": true},
+                   "kentridge": {"interval": "1s", "thresholds": thresholds}}]
+    })
+    .to_string()
+}
+
+#[test]
+fn spurious_timeouts_can_stand_for_the_jitter_of_rule_7() {
+    // each 400-ms spike outlasts the 200-ms RTO once (no second expiry): a timeout that
+    // Eifel finds spurious; by the next classification rttvar has shrunk back
+    let off = kr_rows(&api::run(&delay_spikes(json!({})), 1).unwrap());
+    assert!(!off.iter().any(|r| r.1 == "pipe_type" && r.2 == 7.0), "{off:?}");
+    let on = kr_rows(&api::run(&delay_spikes(json!({"spurious_timeout_jitter": true})), 1).unwrap());
+    let rw = on
+        .iter()
+        .find(|r| r.1 == "pipe_type" && r.2 == 7.0)
+        .unwrap_or_else(|| panic!("{on:?}"));
+    assert!(rw.3.starts_with("reliable_wireless (rule 7; was "), "{on:?}");
+    // spikes at 2, 5, 8 s: one spike does not make the timeouts frequent
+    assert!(rw.0 > 5.0 && rw.0 <= 9.0, "{on:?}");
+    assert!(on
+        .iter()
+        .any(|r| r.1 == "kr_switch" && r.3.contains("-> westwood_be: pipe reliable_wireless")));
+    // the setting survives the normalised spec; off, it is not written
+    let with = tcplab_core::scenario::parse(&delay_spikes(json!({"spurious_timeout_jitter": true}))).unwrap();
+    let text = serde_json::to_string(&with).unwrap();
+    assert!(text.contains("\"spurious_timeout_jitter\":true"));
+    assert_eq!(tcplab_core::scenario::parse(&text).unwrap(), with);
+    let without = tcplab_core::scenario::parse(&delay_spikes(json!({}))).unwrap();
+    assert!(!serde_json::to_string(&without)
+        .unwrap()
+        .contains("spurious_timeout_jitter"));
+    match api::run(&delay_spikes(json!({"spurious_timeout_jitter": "yes"})), 1) {
+        Err(api::Error::Scenario(m)) => assert_eq!(
+            m,
+            "flows[0].kentridge.thresholds.spurious_timeout_jitter: expected true or false, got \"yes\""
+        ),
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+}

@@ -158,6 +158,13 @@ pub struct Thresholds {
     /// `thresholds.lfn_after_slow_start` in a scenario.
     #[serde(default = "yes")]
     pub lfn_after_slow_start: bool,
+    /// Rule 7 (reliable wireless: large jitter and frequent timeouts) also reads frequent
+    /// spurious timeouts (found by Eifel or D-SACK) as large jitter: each is a delay spike
+    /// longer than the RTO, which is what the jitter test stands for, even when rttvar has
+    /// shrunk back by the time of the classification. Off by default (the thesis's rule);
+    /// `thresholds.spurious_timeout_jitter` in a scenario.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub spurious_timeout_jitter: bool,
 }
 
 fn yes() -> bool {
@@ -180,6 +187,7 @@ impl Default for Thresholds {
             hysteresis: 0.2,
             bdp_size: true,
             lfn_after_slow_start: true,
+            spurious_timeout_jitter: false,
         }
     }
 }
@@ -230,6 +238,8 @@ pub struct Reading {
     pub jitter: f64,
     pub spurious: usize,
     pub timeouts: usize,
+    /// Timeouts found spurious, over `window`.
+    pub spurious_timeouts: usize,
     pub repeated_timeouts: usize,
     pub corruptions: usize,
     pub notifications: usize,
@@ -262,6 +272,7 @@ impl Reading {
             jitter: if st.srtt > 0.0 { st.rttvar / st.srtt } else { 0.0 },
             spurious: stats.spurious.count_since(from),
             timeouts: stats.timeouts.count_since(from),
+            spurious_timeouts: stats.spurious_timeouts.count_since(from),
             repeated_timeouts: stats.repeated_timeouts.count_since(from),
             corruptions: stats.corruptions.count_since(from),
             notifications: stats.notifications.count_since(from),
@@ -290,6 +301,7 @@ pub struct Npc {
     small_cwnd: Latch,
     large_queue: Latch,
     large_jitter: Latch,
+    spurious_timeouts: Latch,
     reorder: Latch,
     timeouts: Latch,
     corruption: Latch,
@@ -309,6 +321,7 @@ impl Npc {
             small_cwnd: Latch::default(),
             large_queue: Latch::default(),
             large_jitter: Latch::default(),
+            spurious_timeouts: Latch::default(),
             reorder: Latch::default(),
             timeouts: Latch::default(),
             corruption: Latch::default(),
@@ -342,7 +355,11 @@ impl Npc {
         let large_queue = self
             .large_queue
             .above(r.queue_delay, th.large_queue, th.large_queue * lo);
-        let large_jitter = self.large_jitter.above(r.jitter, th.large_jitter, th.large_jitter * lo);
+        let spiky = th.spurious_timeout_jitter
+            && self
+                .spurious_timeouts
+                .count(r.spurious_timeouts, th.frequent, th.frequent_off);
+        let large_jitter = self.large_jitter.above(r.jitter, th.large_jitter, th.large_jitter * lo) || spiky;
         let reorder = self.reorder.count(r.spurious, th.frequent, th.frequent_off);
         let frequent_timeout = self.timeouts.count(r.timeouts, th.frequent, th.frequent_off);
         let lossy = self.corruption.count(r.corruptions, th.frequent, th.frequent_off);
@@ -777,5 +794,57 @@ mod tests {
         assert_eq!(n.classify(&lfn(0.05, false, false)), PipeType::LfnLargeQueue);
         assert_eq!(n.classify(&lfn(0.05, true, false)), PipeType::LfnLargeQueue);
         assert_eq!(n.classify(&lfn(0.05, true, true)), PipeType::LfnLargeQueue);
+    }
+
+    #[test]
+    fn frequent_spurious_timeouts_stand_for_large_jitter_only_when_asked() {
+        // three timeouts in the window, all found spurious, with rttvar back to a tenth of
+        // srtt by the classification: the thesis's rule 7 does not fire
+        let spikes = Reading {
+            brtt: 0.05,
+            bdp: Some(20.0),
+            timeouts: 3,
+            spurious_timeouts: 3,
+            jitter: 0.1,
+            ..quiet()
+        };
+        assert_eq!(npc().classify(&spikes), PipeType::Default);
+        let on = || {
+            Npc::new(
+                Thresholds {
+                    spurious_timeout_jitter: true,
+                    ..Thresholds::default()
+                },
+                DEFAULT_PRECEDENCE.to_vec(),
+            )
+        };
+        let mut n = on();
+        assert_eq!(n.classify(&spikes), PipeType::ReliableWireless);
+        // the count keeps its watermarks: two is still frequent, one is not
+        let two = Reading {
+            timeouts: 2,
+            spurious_timeouts: 2,
+            ..spikes
+        };
+        assert_eq!(n.classify(&two), PipeType::ReliableWireless);
+        let one = Reading {
+            timeouts: 1,
+            spurious_timeouts: 1,
+            ..spikes
+        };
+        assert_eq!(n.classify(&one), PipeType::Default);
+        // spurious timeouts without frequent timeouts (they are timeouts too, but the
+        // window may have pruned them differently): the timeout test still decides
+        let few = Reading { timeouts: 0, ..spikes };
+        assert_eq!(on().classify(&few), PipeType::Default);
+        // off, the setting is not written into the normalised spec (hashes unchanged)
+        let json = serde_json::to_value(Thresholds::default()).unwrap();
+        assert!(json.get("spurious_timeout_jitter").is_none());
+        let json = serde_json::to_value(Thresholds {
+            spurious_timeout_jitter: true,
+            ..Thresholds::default()
+        })
+        .unwrap();
+        assert_eq!(json["spurious_timeout_jitter"], true);
     }
 }

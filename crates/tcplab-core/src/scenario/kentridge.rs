@@ -28,6 +28,7 @@ const THRESHOLDS: &[&str] = &[
     "hysteresis",
     "bdp_size",
     "lfn_after_slow_start",
+    "spurious_timeout_jitter",
 ];
 
 fn strings(path: &str, v: &Value) -> Result<Vec<String>, SpecError> {
@@ -80,14 +81,14 @@ fn thresholds(p: &str, v: Option<&Value>) -> Result<Thresholds, SpecError> {
                 }
                 th.hysteresis = h;
             }
-            "bdp_size" | "lfn_after_slow_start" => {
+            "bdp_size" | "lfn_after_slow_start" | "spurious_timeout_jitter" => {
                 let Some(b) = x.as_bool() else {
                     return err(&q, format!("expected true or false, got {x}"));
                 };
-                if k == "bdp_size" {
-                    th.bdp_size = b;
-                } else {
-                    th.lfn_after_slow_start = b;
+                match k.as_str() {
+                    "bdp_size" => th.bdp_size = b,
+                    "lfn_after_slow_start" => th.lfn_after_slow_start = b,
+                    _ => th.spurious_timeout_jitter = b,
                 }
             }
             _ => return err(&q, format!("unknown threshold; allowed: {}", THRESHOLDS.join(", "))),
