@@ -660,3 +660,15 @@ fn spurious_timeouts_can_stand_for_the_jitter_of_rule_7() {
         other => panic!("{:?}", other.map(|_| ())),
     }
 }
+
+#[test]
+fn a_plain_10_mbps_path_is_not_called_high_speed_after_slow_starts_losses() {
+    // 10 Mb/s, 2 × 21 ms, 100-packet buffer: a BDP of about 50 segments. Slow start's
+    // overshoot ends in a timeout; go-back-N's cumulative ACKs jump over what the receiver
+    // held, which once made the BDP estimate exceed 100 (high_speed at 2 s, then CUBIC).
+    for seed in 1..=3 {
+        let out = api::run(&one_link("10Mbps", "20ms", 100, 0.0, json!({}), 20.0), seed).unwrap();
+        let rows = kr_rows(&out);
+        assert!(!rows.iter().any(|r| r.1 == "pipe_type"), "seed {seed}: {rows:?}");
+    }
+}

@@ -78,6 +78,9 @@ pub struct Stats {
     pub max_rate: f64,
     /// Where the running rate sample started: time and cumulative ACK.
     rate_mark: Option<(Time, u64)>,
+    /// The highest sequence sent when the last loss event was detected: until the
+    /// cumulative ACK passes it no sample ends (see `rate_sample`).
+    rate_hold: u64,
     /// The connection has left its initial slow start (since the start or the last explicit
     /// notification): a new ACK found it in congestion avoidance (after a loss's recovery or
     /// an algorithm's own exit), or its window reached the receiver's. Until then the queue
@@ -195,7 +198,8 @@ impl Stats {
 
     /// dupack_handler at the threshold: fast retransmission of `seq` after `dupacks`
     /// duplicate ACKs, a loss event.
-    pub fn on_fast_retransmit(&mut self, seq: u64, dupacks: u32, sent: u64, st: &CcState) {
+    pub fn on_fast_retransmit(&mut self, seq: u64, dupacks: u32, sent: u64, snd_max: u64, st: &CcState) {
+        self.rate_hold = self.rate_hold.max(snd_max);
         self.fast_retransmits.push(st.now);
         let corruption = self.loss(sent, st);
         let p = Pending {
@@ -231,8 +235,9 @@ impl Stats {
 
     /// timeout_handler: the retransmission timer expired; a second expiry before any new
     /// ACK repeats the first (a disconnection, not a new loss event).
-    pub fn on_timeout(&mut self, sent: u64, st: &CcState) {
+    pub fn on_timeout(&mut self, sent: u64, snd_max: u64, st: &CcState) {
         self.pending = None;
+        self.rate_hold = self.rate_hold.max(snd_max);
         if !self.in_series {
             self.in_series = true;
             self.timeouts.push(st.now);
@@ -282,6 +287,15 @@ impl Stats {
     /// sample spans the hole of a loss or a reordering, and what is ACKed at once after it
     /// is spread over that time).
     fn rate_sample(&mut self, ack: u64, now: Time) {
+        // A retransmission that fills a hole makes the cumulative ACK jump over what the
+        // receiver had held since before the loss (after a timeout, go-back-N retransmits
+        // segments it has, and one ACK may cover a dozen), which over the time since the
+        // ACK before gave rates several times the bottleneck's. Until the ACK passes what
+        // was sent when the loss was found, the sample restarts at each ACK.
+        if ack <= self.rate_hold {
+            self.rate_mark = Some((now, ack));
+            return;
+        }
         match self.rate_mark {
             Some((t0, a0)) if ack >= a0 + RATE_SAMPLE_SEGMENTS && now > t0 => {
                 let rate = (ack - a0) as f64 / to_secs(now - t0);
@@ -430,7 +444,7 @@ mod tests {
         let st = st_at(1.0);
         // losses after 0, 100, 300, 400, 600 segments sent: intervals 100, 200, 100, 200
         for sent in [0, 100, 300, 400, 600] {
-            s.on_fast_retransmit(sent, 3, sent, &st);
+            s.on_fast_retransmit(sent, 3, sent, 0, &st);
         }
         assert_eq!(s.loss_rate(600), 1.0 / 150.0);
         // an open interval longer than the mean raises it: (1000 + 200 + 100 + 200) / 4
@@ -439,13 +453,13 @@ mod tests {
         assert!((s.loss_rate(1600) - 1.0 / with_open).abs() < 1e-15);
         // nine more intervals of 10: only the last eight count, weighted
         for k in 1..=9 {
-            s.on_fast_retransmit(0, 3, 600 + 10 * k, &st);
+            s.on_fast_retransmit(0, 3, 600 + 10 * k, 0, &st);
         }
         assert!((s.loss_rate(690) - 0.1).abs() < 1e-12);
         // no loss rate before two loss events
         let mut s = Stats::new(0.003);
         assert_eq!(s.loss_rate(10), 0.0);
-        s.on_fast_retransmit(0, 3, 10, &st);
+        s.on_fast_retransmit(0, 3, 10, 0, &st);
         assert_eq!(s.loss_rate(10), 0.0);
     }
 
@@ -455,13 +469,13 @@ mod tests {
         let st = st_at(1.0);
         // newest first after the pushes: 10 (newest), then seven of 100
         let mut sent = 0;
-        s.on_fast_retransmit(0, 3, sent, &st);
+        s.on_fast_retransmit(0, 3, sent, 0, &st);
         for _ in 0..7 {
             sent += 100;
-            s.on_fast_retransmit(0, 3, sent, &st);
+            s.on_fast_retransmit(0, 3, sent, 0, &st);
         }
         sent += 10;
-        s.on_fast_retransmit(0, 3, sent, &st);
+        s.on_fast_retransmit(0, 3, sent, 0, &st);
         let w: f64 = LOSS_WEIGHTS.iter().sum();
         let mean = (10.0 + 100.0 * (w - 1.0)) / w;
         assert!((s.loss_rate(sent) - 1.0 / mean).abs() < 1e-15);
@@ -474,7 +488,7 @@ mod tests {
         st.min_rtt = 0.1;
         s.on_new_ack(5, Some(0.1), Some(secs(1.9)), &st);
         // fast retransmit of 5 at 2 s, queue delay 0: counted as corruption
-        s.on_fast_retransmit(5, 4, 50, &st);
+        s.on_fast_retransmit(5, 4, 50, 0, &st);
         assert_eq!((s.total_corruptions, s.corruptions.count_since(0)), (1, 1));
         // the ACK covering 5 echoes a time before the retransmission: spurious
         st.now = secs(2.05);
@@ -483,13 +497,13 @@ mod tests {
         assert_eq!((s.total_corruptions, s.corruptions.count_since(0)), (0, 0));
         // a real loss: the ACK echoes the retransmission's own time
         st.now = secs(3.0);
-        s.on_fast_retransmit(20, 3, 80, &st);
+        s.on_fast_retransmit(20, 3, 80, 0, &st);
         st.now = secs(3.1);
         s.on_new_ack(25, Some(0.1), Some(secs(3.0)), &st);
         assert_eq!(s.total_spurious, 1);
         // without timestamps there is no verdict
         st.now = secs(4.0);
-        s.on_fast_retransmit(30, 3, 90, &st);
+        s.on_fast_retransmit(30, 3, 90, 0, &st);
         s.on_new_ack(31, None, None, &st);
         assert_eq!(s.total_spurious, 1);
     }
@@ -502,15 +516,15 @@ mod tests {
         s.on_new_ack(1, Some(0.15), None, &st);
         assert_eq!(s.brtt, 0.1);
         assert!((s.period_max_qd - 0.05).abs() < 1e-12);
-        s.on_timeout(10, &st);
+        s.on_timeout(10, 0, &st);
         assert_eq!((s.timeouts.count_since(0), s.total_corruptions), (1, 0));
-        s.on_timeout(10, &st);
-        s.on_timeout(10, &st);
+        s.on_timeout(10, 0, &st);
+        s.on_timeout(10, 0, &st);
         assert_eq!((s.timeouts.count_since(0), s.repeated_timeouts.count_since(0)), (1, 2));
         assert_eq!(s.repeated_timeouts.count_since(secs(1.5)), 0);
         // a new ACK ends the series: the next expiry is a new loss event
         s.on_new_ack(2, None, None, &st);
-        s.on_timeout(20, &st);
+        s.on_timeout(20, 0, &st);
         assert_eq!(s.timeouts.count_since(0), 2);
     }
 
@@ -544,6 +558,42 @@ mod tests {
     }
 
     #[test]
+    fn no_rate_sample_ends_before_the_ack_passes_what_was_sent_at_the_loss() {
+        let mut s = Stats::new(0.003);
+        let mut st = st_at(1.0);
+        st.phase = Phase::CongestionAvoidance;
+        // 2000 segments/s: 2 segments per ms up to ACK 100
+        for k in 0..=50u64 {
+            st.now = secs(1.0) + k * 1_000_000;
+            s.on_new_ack(2 * k, Some(0.1), None, &st);
+        }
+        assert!((s.max_rate - 2000.0).abs() < 1e-9);
+        // a timeout with 300 segments sent; go-back-N: ACKs that jump 20 segments 1 ms
+        // apart over segments the receiver held (20 000 segments/s) are no samples
+        s.on_timeout(600, 300, &st);
+        for k in 1..=10u64 {
+            st.now += 1_000_000;
+            s.on_new_ack(100 + 20 * k, Some(0.1), None, &st);
+        }
+        assert!((s.max_rate - 2000.0).abs() < 1e-9, "{}", s.max_rate);
+        // past 300, the samples count again, from the last held ACK
+        for k in 1..=10u64 {
+            st.now += 1_000_000;
+            s.on_new_ack(300 + k, Some(0.1), None, &st);
+        }
+        assert!((s.max_rate - 2000.0).abs() < 1e-9);
+        st.now += 1_000_000;
+        s.on_new_ack(330, Some(0.1), None, &st);
+        assert!(s.max_rate > 2000.0);
+        // a fast retransmission holds likewise, up to its own send point
+        let before = s.max_rate;
+        s.on_fast_retransmit(330, 3, 700, 500, &st);
+        st.now += 1_000_000;
+        s.on_new_ack(450, Some(0.1), None, &st);
+        assert_eq!(s.max_rate, before);
+    }
+
+    #[test]
     fn the_bdp_estimate_is_the_largest_delivery_rate_times_brtt() {
         let mut s = Stats::new(0.003);
         let mut st = st_at(1.0);
@@ -570,7 +620,7 @@ mod tests {
         s.on_new_ack(ack + 41, Some(0.1), None, &st);
         assert!(s.settled);
         // a loss is a congestion signal; a handoff starts the path afresh
-        s.on_fast_retransmit(ack, 3, 500, &st);
+        s.on_fast_retransmit(ack, 3, 500, 0, &st);
         assert!(s.congested);
         s.on_notification(st.now);
         assert_eq!((s.bdp(), s.settled, s.congested), (None, false, false));

@@ -171,7 +171,13 @@ impl Sender {
             self.spur_begin(now, false, prior);
         }
         if let Some(k) = self.kr.as_deref_mut() {
-            k.on_fast_retransmit(self.snd_una, self.dupacks, self.stats.segments_sent, &self.st);
+            k.on_fast_retransmit(
+                self.snd_una,
+                self.dupacks,
+                self.stats.segments_sent,
+                self.snd_max,
+                &self.st,
+            );
         }
         self.rate_head_lost();
         self.timing = None;

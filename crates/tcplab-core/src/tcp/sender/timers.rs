@@ -82,7 +82,7 @@ impl Sender {
             self.spur_begin(now, true, Some((cwnd, self.st.ssthresh)));
         }
         if let Some(k) = self.kr.as_deref_mut() {
-            k.on_timeout(self.stats.segments_sent, &self.st);
+            k.on_timeout(self.stats.segments_sent, self.snd_max, &self.st);
         }
         if let Some(sb) = self.scoreboard.as_mut() {
             sb.clear();
