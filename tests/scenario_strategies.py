@@ -292,6 +292,8 @@ def flows(draw, hosts: list[str], duration: float) -> list[dict]:
                 f["switch"] = [{"at": round(duration / 2, 3), "cc": draw(st.sampled_from(ALGORITHMS[:6]))}]
             if draw(st.integers(0, 3)) == 0:
                 f["kentridge"] = draw(kentridge_tables())
+                if draw(st.booleans()):  # a port the agent may infer expectations from
+                    f.setdefault("tcp", {})["dport"] = draw(st.sampled_from(PORTS))
         f["start"] = draw(times_in(duration * 0.9))
         if draw(st.integers(0, 3)) == 0:
             f["stop"] = round(f["start"] + 0.001 + draw(times_in(duration)), 3)
