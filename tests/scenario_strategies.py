@@ -5,7 +5,8 @@ Mb/s) so that hundreds run in a minute, but they reach every part of the spec: e
 topologies, dumbbells and LANs, queue disciplines, every algorithm, fixed-size and bulk TCP flows with the TCP
 options, UDP sources with rate schedules, the three flow generators in both record modes,
 TCBI hosts, pcap captures, link changes and time series, TCP KentRidge on flows (`kentridge`:
-period, thresholds, precedence, expectations, built-in or inline knowledge base) and link
+period, thresholds, precedence, expectations, port expectations, platform, built-in or inline
+knowledge base; the flows' destination ports, D-SACK and undo among the TCP options) and link
 reordering (`reorder`, `reorder_ab`, `reorder_ba` on links whose direction has no codel or
 fq_codel queue and no link changes, which the validator refuses).
 """
@@ -74,11 +75,22 @@ def tcp_options(draw) -> dict:
         "send_jitter": st.sampled_from([0, "1ms"]),
         "rtt_sample_interval": st.sampled_from([0, "1ms", "10ms"]),
         "sack": st.booleans(),
+        "dsack": st.booleans(),
+        "undo": st.booleans(),
         "pacing": st.sampled_from(["off", "window"]),
         "ecn": st.booleans(),
+        "dport": st.sampled_from(PORTS),
     }
     keys = draw(st.lists(st.sampled_from(sorted(pool)), max_size=5, unique=True))
-    return {k: draw(pool[k]) for k in keys}
+    opts = {k: draw(pool[k]) for k in keys}
+    # the parser's rules: D-SACK reports in SACK blocks; undo needs D-SACK or timestamps
+    if opts.get("dsack"):
+        opts["sack"] = True
+    if opts.get("undo") and not opts.get("dsack") and not opts.get("timestamps"):
+        opts[draw(st.sampled_from(["dsack", "timestamps"]))] = True
+        if opts.get("dsack"):
+            opts["sack"] = True
+    return opts
 
 
 def dist(mean_hi: float):
@@ -95,6 +107,10 @@ def dist(mean_hi: float):
 PIPE_TYPES = ["reorder", "lfn", "lfn_small_queue", "lfn_large_queue", "high_speed", "long_thin",
               "reliable_wireless", "lossy", "mobile", "asymmetry"]
 KB_TERMS = ["utilisation", "friendliness", "low_delay", "fairness", "loss_tolerance"]
+# destination ports: some in the built-in port map (docs/kentridge.md, "Agent"), 5001 the default
+PORTS = [22, 80, 443, 5001, 5060, 9000]
+PLATFORM_COSTS = ["cpu_cost", "memory_cost", "energy_cost"]
+PLATFORM = {"cpu": ["normal", "low"], "memory": ["normal", "low"], "power": ["mains", "battery"]}
 
 
 @st.composite
@@ -109,7 +125,8 @@ def kb_rows(draw) -> list[dict]:
         if draw(st.booleans()):
             row["advantages"] = draw(st.lists(st.sampled_from(KB_TERMS), min_size=1, max_size=2, unique=True))
         if draw(st.integers(0, 3)) == 0:
-            row["shortcomings"] = draw(st.lists(st.sampled_from(KB_TERMS), min_size=1, max_size=2, unique=True))
+            row["shortcomings"] = draw(st.lists(st.sampled_from(KB_TERMS + PLATFORM_COSTS), min_size=1, max_size=2,
+                                                unique=True))
         if draw(st.integers(0, 3)) == 0:
             row["capabilities"] = [draw(st.sampled_from(["sack", "timestamps", "ecn"]))]
         rows.append(row)
@@ -143,14 +160,23 @@ def kentridge_tables(draw) -> dict:
         k["thresholds"] = th
     if draw(st.booleans()):
         k["precedence"] = draw(st.lists(st.sampled_from(PIPE_TYPES), min_size=1, max_size=5, unique=True))
+    terms = KB_TERMS
     if draw(st.booleans()):
         rows = draw(kb_rows())
         k["kb"] = rows
-        terms = sorted({t for r in rows for t in r.get("advantages", []) + r.get("shortcomings", [])})
+        terms = sorted({t for r in rows for t in r.get("advantages", []) + r.get("shortcomings", [])}
+                       - set(PLATFORM_COSTS))
         if terms and draw(st.booleans()):
             k["expectations"] = draw(st.lists(st.sampled_from(terms), min_size=1, max_size=2, unique=True))
     elif draw(st.booleans()):
         k["kb"] = "builtin"
+    if draw(st.integers(0, 2)) == 0:
+        ports = draw(st.lists(st.sampled_from(PORTS), max_size=3, unique=True))
+        k["port_expectations"] = {str(p): draw(st.lists(st.sampled_from(terms), min_size=1, max_size=2, unique=True))
+                                  for p in ports} if terms else {}
+    if draw(st.integers(0, 2)) == 0:
+        inputs = draw(st.lists(st.sampled_from(sorted(PLATFORM)), min_size=1, max_size=3, unique=True))
+        k["platform"] = {i: draw(st.sampled_from(PLATFORM[i])) for i in inputs}
     return k
 
 
@@ -269,6 +295,8 @@ def flows(draw, hosts: list[str], duration: float) -> list[dict]:
                 f["switch"] = [{"at": round(duration / 2, 3), "cc": draw(st.sampled_from(ALGORITHMS[:6]))}]
             if draw(st.integers(0, 3)) == 0:
                 f["kentridge"] = draw(kentridge_tables())
+                if draw(st.booleans()):  # a port the agent may infer expectations from
+                    f.setdefault("tcp", {})["dport"] = draw(st.sampled_from(PORTS))
         f["start"] = draw(times_in(duration * 0.9))
         if draw(st.integers(0, 3)) == 0:
             f["stop"] = round(f["start"] + 0.001 + draw(times_in(duration)), 3)

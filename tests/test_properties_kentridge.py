@@ -33,6 +33,13 @@ FEATURES = {
     "a KentRidge flow with an inline knowledge base and expectations":
         lambda s: any(isinstance(f["kentridge"].get("kb"), list) and "expectations" in f["kentridge"]
                       for f in flows_with(s, "kentridge")),
+    "a KentRidge flow with port expectations": lambda s: any("port_expectations" in f["kentridge"]
+                                                             for f in flows_with(s, "kentridge")),
+    "a KentRidge flow with a platform": lambda s: any("platform" in f["kentridge"] for f in flows_with(s, "kentridge")),
+    "a KentRidge flow to a port of the built-in map":
+        lambda s: any(f.get("tcp", {}).get("dport") in (22, 80, 443, 5060) for f in flows_with(s, "kentridge")),
+    "a flow with D-SACK": lambda s: any(f.get("tcp", {}).get("dsack") for f in s.get("flows", [])),
+    "a flow with undo": lambda s: any(f.get("tcp", {}).get("undo") for f in s.get("flows", [])),
     "a link reordering both directions": lambda s: any("reorder" in link for link in s.get("links", [])),
     "a link reordering one direction":
         lambda s: any("reorder_ab" in link or "reorder_ba" in link for link in s.get("links", [])),
@@ -76,7 +83,7 @@ def test_every_generated_kentridge_table_is_valid():
         tcplab.normalise(spec)
 
     check()
-    assert fields == {"interval", "thresholds", "precedence", "kb", "expectations"}
+    assert fields == {"interval", "thresholds", "precedence", "kb", "expectations", "port_expectations", "platform"}
 
 
 @pytest.fixture(scope="module")

@@ -187,8 +187,8 @@ class Scenario:
     def flow(self, src: str, dst: str, *, kentridge=None, **options) -> "Scenario":
         """A ``[[flows]]`` entry; ``options`` are its fields (docs/scenario.md).
         ``kentridge``: TCP KentRidge's table (``interval``, ``thresholds``, ``precedence``,
-        ``expectations``, ``kb``; docs/kentridge.md), or True for its defaults; None or
-        False: off."""
+        ``expectations``, ``port_expectations``, ``platform``, ``kb``; docs/kentridge.md), or
+        True for its defaults; None or False: off."""
         f = {"src": src, "dst": dst, **options}
         if kentridge is True:
             f["kentridge"] = {}

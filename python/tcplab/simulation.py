@@ -35,7 +35,7 @@ class Simulation:
       those at t come with the next step, so a switch made at t acts before them, where a
       scheduled ``switch`` at t acts. Time only moves forward and stops at the duration.
     - :meth:`connections` lists the live TCP connections with their 4-tuples (as the
-      packet captures write them: ``src:1024+flow -> dst:5001``), algorithm, phase,
+      packet captures write them: ``src:1024+flow -> dst:tcp.dport``, 5001 by default), algorithm, phase,
       window, RTT estimates and counters, and ``pipe``, the KentRidge classifier's
       network-pipe type ("unclassified" while no classifier is attached).
     - :meth:`switch` changes one connection's algorithm now, by flow name or 4-tuple.

@@ -14,10 +14,10 @@ use crate::tcp::{ConnState, Env};
 use std::collections::HashSet;
 use std::sync::Mutex;
 
-/// The destination port of every connection and the base of the source ports, as the
-/// packet captures write them (`observe/capture.rs`): flow `f` is `src:1024 + f % 60000 ->
-/// dst:5001`.
-pub const DPORT: u16 = 5001;
+/// The destination port of a connection whose spec gives no `tcp.dport`, as the packet
+/// captures write it (`observe/capture.rs`): flow `f` is `src:1024 + f % 60000 ->
+/// dst:tcp.dport`, 5001 by default.
+pub const DPORT: u16 = crate::scenario::DEFAULT_DPORT;
 
 /// The source port of flow `f` (as the packet captures write it).
 pub fn sport(f: u32) -> u16 {
@@ -116,7 +116,8 @@ impl World {
     pub fn four_tuple(&self, f: u32) -> (String, u16, String, u16) {
         let (a, b) = self.c.net.route_ends(f);
         let addr = |n: u32| self.spec.nodes[n as usize].address.clone();
-        (addr(a), sport(f), addr(b), DPORT)
+        let dport = self.c.tcp.flows[f as usize].spec.tcp.dport;
+        (addr(a), sport(f), addr(b), dport)
     }
 
     /// One row per live TCP connection, now: `flow, name, src, sport, dst, dport,

@@ -55,6 +55,11 @@ impl KbRow {
         for t in &self.pipe_types {
             PipeType::parse(t).map_err(|e| format!("pipe_types: {e}"))?;
         }
+        if let Some(t) = self.advantages.iter().find(|t| super::platform::is_cost_term(t)) {
+            return Err(format!(
+                "advantages: {t:?} is a platform cost; list it among the shortcomings"
+            ));
+        }
         for c in &self.capabilities {
             if !CAPABILITIES.contains(&c.as_str()) {
                 return Err(format!(
@@ -169,16 +174,27 @@ pub fn parse(text: &str) -> Result<Vec<KbRow>, String> {
     Ok(rows)
 }
 
-/// Every advantage and shortcoming term of the rows (the vocabulary of `expectations`).
+/// Every advantage and shortcoming term of the rows but the platform costs (the vocabulary
+/// of `expectations`).
 pub fn terms(rows: &[KbRow]) -> Vec<&str> {
     let mut t: Vec<&str> = rows
         .iter()
         .flat_map(|r| r.advantages.iter().chain(&r.shortcomings))
         .map(String::as_str)
+        .filter(|t| !super::platform::is_cost_term(t))
         .collect();
     t.sort_unstable();
     t.dedup();
     t
+}
+
+/// The rows without their platform-cost shortcomings, for a flow without a `platform`
+/// table: nothing reads them then, and its normalised spec stays what it was before the
+/// built-in rows had any.
+pub fn without_platform_costs(rows: &mut [KbRow]) {
+    for r in rows {
+        r.shortcomings.retain(|t| !super::platform::is_cost_term(t));
+    }
 }
 
 #[cfg(test)]
@@ -229,6 +245,11 @@ mod tests {
         let e = parse(&format!("# c\n{HEAD}reno,lossy\n")).unwrap_err();
         assert!(e.starts_with("line 3: 2 fields, expected 6"), "{e}");
         assert!(parse(HEAD).unwrap_err().starts_with("no rows"));
+        let e = parse(&format!("{HEAD}reno,lossy,,cpu_cost,,\n")).unwrap_err();
+        assert_eq!(
+            e,
+            "line 2: advantages: \"cpu_cost\" is a platform cost; list it among the shortcomings"
+        );
     }
 
     #[test]
@@ -241,5 +262,17 @@ mod tests {
         assert_eq!(rows[0].advantages, vec!["a, b"]);
         assert_eq!(rows[0].cc_params.get("beta"), Some(&0.7));
         assert_eq!(terms(&rows), vec!["a, b"]);
+    }
+
+    #[test]
+    fn platform_costs_are_not_expectations_and_go_without_a_platform() {
+        let mut rows = parse(BUILTIN).unwrap();
+        assert!(!terms(&rows).contains(&"cpu_cost"));
+        assert!(rows[0].shortcomings.contains(&"cpu_cost".to_string()));
+        without_platform_costs(&mut rows);
+        assert_eq!(
+            rows[0].shortcomings,
+            vec!["unfair_on_multiple_bottlenecks", "starved_by_loss_based"]
+        );
     }
 }

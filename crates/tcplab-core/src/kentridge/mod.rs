@@ -5,22 +5,29 @@
 //! - `npc.rs`: network pipe classification, the eleven rules of Fig. 4.5 with watermarks
 //!   and an order of precedence;
 //! - `kb.rs`: the knowledge base, a CSV file of adaptations;
-//! - `agent.rs`: the intelligent agent that picks an adaptation on a pipe-type change.
+//! - `agent.rs`: the intelligent agent that picks an adaptation on a pipe-type change;
+//! - `expectations.rs`: the application's expectations, given or inferred from the port;
+//! - `platform.rs`: the platform's constraints (CPU, memory, power) and the costs they
+//!   penalise.
 //!
 //! A flow without a `kentridge` table has none of it: no statistics box, no timer, no
 //! column.
 pub mod agent;
+pub mod expectations;
 pub mod kb;
 pub mod npc;
+pub mod platform;
 pub mod stats;
 
 pub use agent::Decision;
 pub use kb::KbRow;
 pub use npc::{Npc, PipeType, Reading, Thresholds};
+pub use platform::Platform;
 pub use stats::Stats;
 
 use crate::sim::Time;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// A flow's `kentridge` table, validated (the knowledge base read in).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -33,6 +40,13 @@ pub struct KentRidgeSpec {
     /// What the application expects (terms of the knowledge base's advantages and
     /// shortcomings).
     pub expectations: Vec<String>,
+    /// Destination port → expectations, used when `expectations` is empty; `None`: the
+    /// built-in map (`expectations::BUILTIN_PORT_EXPECTATIONS`), empty: no inference.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub port_expectations: Option<BTreeMap<u16, Vec<String>>>,
+    /// The platform's constraints; `None`: none, and the rows' platform costs are dropped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub platform: Option<Platform>,
     /// Where the knowledge base came from ("builtin" or the file's path).
     pub kb_source: String,
     pub kb: Vec<KbRow>,

@@ -86,7 +86,7 @@ impl Capture {
             SegOption::Window => CapturedOption::Window((u64::from(pkt.sack) * u64::from(mss)).min(0xffff) as u16),
         });
         let (src, dst) = ends;
-        let (sport, dport) = (1024 + (pkt.flow % 60000) as u16, 5001);
+        let (sport, dport) = (1024 + (pkt.flow % 60000) as u16, tcp.dport);
         let fwd = pkt.kind.forward();
         let recorded = self.files[c as usize].1.record(&CapturedPacket {
             time: now,

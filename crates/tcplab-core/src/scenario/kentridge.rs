@@ -1,10 +1,12 @@
 //! A flow's `kentridge` table (docs/kentridge.md): TCP KentRidge's classification period,
-//! thresholds, order of precedence, the application's expectations and the knowledge base
+//! thresholds, order of precedence, the application's expectations (given, or inferred from
+//! the destination port by a port map), the platform's constraints and the knowledge base
 //! (built in, a CSV file by path, or rows given inline). Absent: KentRidge is off.
 use super::limits::{err, int_in, num, time_pos};
 use super::SpecError;
-use crate::kentridge::{kb, npc, KbRow, KentRidgeSpec, PipeType, Thresholds};
+use crate::kentridge::{kb, npc, platform, KbRow, KentRidgeSpec, PipeType, Platform, Thresholds};
 use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 
 const FIELDS: &[&str] = &[
     "interval",
@@ -12,6 +14,8 @@ const FIELDS: &[&str] = &[
     "thresholds",
     "precedence",
     "expectations",
+    "port_expectations",
+    "platform",
     "kb_source",
 ];
 const THRESHOLDS: &[&str] = &[
@@ -153,6 +157,78 @@ fn knowledge_base(p: &str, v: Option<&Value>) -> Result<(String, Vec<KbRow>), Sp
     }
 }
 
+/// Expectation terms at `p`: each one a term of the knowledge base's advantages or
+/// shortcomings (`terms`).
+fn expectation_terms(p: &str, v: &Value, terms: &[&str]) -> Result<Vec<String>, SpecError> {
+    let names = strings(p, v)?;
+    for (k, e) in names.iter().enumerate() {
+        if terms.contains(&e.as_str()) {
+            continue;
+        }
+        let why = if platform::is_cost_term(e) {
+            format!("{e:?} is a platform cost, not an expectation; constrain the platform instead (kentridge.platform)")
+        } else {
+            format!(
+                "{e:?} is not a term of the knowledge base's advantages or shortcomings; allowed: {}",
+                terms.join(", ")
+            )
+        };
+        return err(&format!("{p}[{k}]"), why);
+    }
+    Ok(names)
+}
+
+/// `port_expectations`: a table of destination port → expectation terms.
+fn port_expectations(p: &str, v: &Value, terms: &[&str]) -> Result<BTreeMap<u16, Vec<String>>, SpecError> {
+    let Some(m) = v.as_object() else {
+        return err(
+            p,
+            format!("expected a table of port = [expectations], e.g. {{ 80 = [\"low_delay\"] }}, got {v}"),
+        );
+    };
+    let mut map = BTreeMap::new();
+    for (key, x) in m {
+        let q = format!("{p}.{key}");
+        let digits = !key.is_empty() && key.bytes().all(|b| b.is_ascii_digit());
+        let port = match key.parse::<u16>() {
+            Ok(port) if digits && port >= 1 => port,
+            _ => {
+                return err(
+                    &q,
+                    format!("{key:?} is not a port; allowed: a port number from 1 to 65535"),
+                )
+            }
+        };
+        if map.insert(port, expectation_terms(&q, x, terms)?).is_some() {
+            return err(&q, format!("port {port} is listed twice"));
+        }
+    }
+    Ok(map)
+}
+
+/// `platform`: each input (cpu, memory, power) one of its values.
+fn platform_table(p: &str, v: &Value) -> Result<Platform, SpecError> {
+    let Some(m) = v.as_object() else {
+        return err(
+            p,
+            format!("expected a table such as {{ cpu = \"low\", power = \"battery\" }}, got {v}"),
+        );
+    };
+    let mut pf = Platform::default();
+    for (k, x) in m {
+        let q = format!("{p}.{k}");
+        let Some(input) = platform::INPUTS.iter().find(|i| i.name == k) else {
+            let names: Vec<&str> = platform::INPUTS.iter().map(|i| i.name).collect();
+            return err(&q, format!("unknown platform input; allowed: {}", names.join(", ")));
+        };
+        match x.as_str() {
+            Some(value) if input.values.contains(&value) => pf.set(input.name, value),
+            _ => return err(&q, format!("{x} is not allowed; allowed: {}", input.values.join(", "))),
+        }
+    }
+    Ok(pf)
+}
+
 /// Validate `flows[i].kentridge` (`p` is its path).
 pub(super) fn kentridge_spec(p: &str, v: Option<&Map<String, Value>>) -> Result<Option<KentRidgeSpec>, SpecError> {
     let Some(m) = v else {
@@ -191,7 +267,7 @@ pub(super) fn kentridge_spec(p: &str, v: Option<&Map<String, Value>>) -> Result<
             names
         }
     };
-    let (mut kb_source, rows) = knowledge_base(&format!("{p}.kb"), m.get("kb"))?;
+    let (mut kb_source, mut rows) = knowledge_base(&format!("{p}.kb"), m.get("kb"))?;
     // The normalised spec keeps where inline rows came from.
     if let (Some(Value::Array(_)), Some(src)) = (m.get("kb"), m.get("kb_source")) {
         match src.as_str() {
@@ -199,27 +275,29 @@ pub(super) fn kentridge_spec(p: &str, v: Option<&Map<String, Value>>) -> Result<
             None => return err(&format!("{p}.kb_source"), format!("expected a string, got {src}")),
         }
     }
+    let terms = kb::terms(&rows);
     let expectations = match m.get("expectations") {
         None => Vec::new(),
-        Some(v) => strings(&format!("{p}.expectations"), v)?,
+        Some(v) => expectation_terms(&format!("{p}.expectations"), v, &terms)?,
     };
-    let terms = kb::terms(&rows);
-    for (k, e) in expectations.iter().enumerate() {
-        if !terms.contains(&e.as_str()) {
-            return err(
-                &format!("{p}.expectations[{k}]"),
-                format!(
-                    "{e:?} is not a term of the knowledge base's advantages or shortcomings; allowed: {}",
-                    terms.join(", ")
-                ),
-            );
-        }
+    let port_expectations = match m.get("port_expectations") {
+        None => None,
+        Some(v) => Some(port_expectations(&format!("{p}.port_expectations"), v, &terms)?),
+    };
+    let platform = match m.get("platform") {
+        None => None,
+        Some(v) => Some(platform_table(&format!("{p}.platform"), v)?),
+    };
+    if platform.is_none() {
+        kb::without_platform_costs(&mut rows);
     }
     Ok(Some(KentRidgeSpec {
         interval,
         thresholds: th,
         precedence,
         expectations,
+        port_expectations,
+        platform,
         kb_source,
         kb: rows,
     }))

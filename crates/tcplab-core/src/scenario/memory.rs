@@ -218,6 +218,7 @@ pub fn estimate(spec: &Spec) -> Estimate {
         ("delay traces", traced_datagrams(spec) * PER_TRACED_DATAGRAM),
         ("web request logs", logged_requests(spec) * PER_LOGGED_REQUEST),
         ("KentRidge", kentridge(spec, flow_rows)),
+        ("spurious-retransmission detection", spurious_detection(spec)),
     ];
     Estimate {
         bytes: parts.iter().map(|(_, b)| b).sum(),
@@ -262,6 +263,27 @@ fn kentridge(spec: &Spec, flow_rows: f64) -> f64 {
         return 0.0;
     }
     per_flow + flow_rows * PER_KR_SAMPLE
+}
+
+/// The senders' boxes of spurious-retransmission detection (`Sender::spur`: `tcp.dsack`,
+/// `tcp.undo`, or KentRidge with timestamps). A generator's recorded flows each keep theirs;
+/// a summary generator's are freed with the flow (about one live at a time).
+fn spurious_detection(spec: &Spec) -> f64 {
+    use crate::tcp::Sender;
+    let per = Sender::spurious_state_bytes() as f64;
+    let flows = spec
+        .flows
+        .iter()
+        .filter(|f| f.transport == "tcp" && Sender::has_spurious_state(&f.tcp, f.kentridge.is_some()))
+        .count() as f64;
+    let generated: f64 = spec
+        .generators
+        .iter()
+        .zip(generated_flow_counts(spec))
+        .filter(|(g, _)| Sender::has_spurious_state(&g.tcp, g.kentridge.is_some()))
+        .map(|(g, n)| if g.record == "summary" { n.min(1.0) } else { n })
+        .sum();
+    (flows + generated) * per
 }
 
 /// Requests the packmime generators with `log_requests` make: half their expected flows
@@ -716,6 +738,44 @@ mod tests {
         assert!(e.starts_with("sim.memory_limit: this run needs an estimated "), "{e}");
         assert!(e.contains("KentRidge "), "{e}");
         assert!(!e.contains('\n'), "{e}");
+    }
+
+    #[test]
+    fn dsack_undo_and_kentridge_with_timestamps_count_the_senders_detection_box() {
+        use crate::tcp::Sender;
+        let per = Sender::spurious_state_bytes() as f64;
+        assert!(per >= 512.0, "{per}"); // the episode's 64 retransmissions alone
+        let with = |tcp: serde_json::Value, kentridge: Option<serde_json::Value>| {
+            let mut v = kentridge_flows(100, kentridge, None);
+            v["flows"][0]["tcp"] = tcp;
+            estimate(&spec(v))
+        };
+        let plain = with(json!({"sack": true}), None);
+        assert_eq!(part(&plain, "spurious-retransmission detection"), 0.0);
+        let dsack = with(json!({"sack": true, "dsack": true}), None);
+        assert_eq!(part(&dsack, "spurious-retransmission detection"), 100.0 * per);
+        assert_eq!(dsack.bytes - plain.bytes, 100.0 * per);
+        let undo = with(json!({"timestamps": true, "undo": true}), None);
+        assert_eq!(part(&undo, "spurious-retransmission detection"), 100.0 * per);
+        // KentRidge keeps the box with timestamps (Eifel on timeouts), not without
+        let kr = with(json!({"timestamps": true}), Some(json!({})));
+        assert_eq!(part(&kr, "spurious-retransmission detection"), 100.0 * per);
+        let kr = with(json!({"timestamps": false}), Some(json!({})));
+        assert_eq!(part(&kr, "spurious-retransmission detection"), 0.0);
+        // a generator's recorded flows each keep one; a summary generator about one
+        let mut g = json!({
+            "sim": {"duration": 1000, "sample_interval": 0},
+            "nodes": [{"name": "a"}, {"name": "b"}],
+            "links": [{"a": "a", "b": "b", "rate": "8Mbps", "delay": "10ms"}],
+            "generators": [{"kind": "poisson", "src": "a", "dst": "b", "rate": 2, "start": 100, "stop": 600,
+                            "size": {"dist": "constant", "value": 10}, "tcp": {"sack": true, "dsack": true}}]
+        });
+        assert_eq!(
+            part(&estimate(&spec(g.clone())), "spurious-retransmission detection"),
+            1000.0 * per
+        );
+        g["generators"][0]["record"] = json!("summary");
+        assert_eq!(part(&estimate(&spec(g)), "spurious-retransmission detection"), per);
     }
 
     #[test]

@@ -41,7 +41,7 @@ pub use queue::{CodelSpec, Discipline, FqCodelSpec, QueueSpec, RedSpec};
 pub use reorder::ReorderSpec;
 pub use sharing::{TcbiSpec, TemporalSpec};
 pub use sim::{default_memory_limit, SimSpec, FALLBACK_MEMORY_LIMIT};
-pub use tcp_options::{SwitchSpec, TcpSpec};
+pub use tcp_options::{SwitchSpec, TcpSpec, DEFAULT_DPORT};
 pub use topology::{LinkSpec, NodeSpec};
 pub use udp::{RateStep, UdpSpec, VoipSpec};
 

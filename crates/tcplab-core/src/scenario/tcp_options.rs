@@ -78,6 +78,21 @@ pub struct TcpSpec {
     pub ho_bandwidth_kind: u8,
     #[serde(default = "bw_len", skip_serializing_if = "is_bw_len")]
     pub ho_bandwidth_len: u8,
+    /// The destination (server) port: what the packet captures and the console's
+    /// connection table show, and what TCP KentRidge's agent infers the application's
+    /// expectations from (`kentridge.port_expectations`).
+    #[serde(default = "default_dport", skip_serializing_if = "is_default_dport")]
+    pub dport: u16,
+}
+
+/// The destination port of every connection unless `tcp.dport` says otherwise (iperf's).
+pub const DEFAULT_DPORT: u16 = 5001;
+
+fn default_dport() -> u16 {
+    DEFAULT_DPORT
+}
+fn is_default_dport(v: &u16) -> bool {
+    *v == DEFAULT_DPORT
 }
 
 fn cap_kind() -> u8 {
@@ -166,6 +181,7 @@ impl Default for TcpSpec {
             ho_capability_bit: 0,
             ho_bandwidth_kind: bw_kind(),
             ho_bandwidth_len: bw_len(),
+            dport: DEFAULT_DPORT,
         }
     }
 }
@@ -236,6 +252,7 @@ pub(super) fn tcp_options(path: &str, raw: Option<&Map<String, Value>>) -> Resul
                     return err(&p, "5 is not allowed; must be 4 (16-bit Kbps) or 6 (32-bit Kbps)");
                 }
             }
+            "dport" => t.dport = int_in(&p, v, 1, 65535)? as u16,
             "rwnd_bytes" => {
                 let b = units::parse_size(v).map_err(|m| SpecError(format!("{p}: {m}")))?;
                 let max = MAX_WINDOW * MAX_PACKET as f64;
@@ -248,7 +265,7 @@ pub(super) fn tcp_options(path: &str, raw: Option<&Map<String, Value>>) -> Resul
                 let allowed = "mss, header, ack_size, init_cwnd, init_ssthresh, rwnd, rwnd_bytes, delayed_ack, \
                                delack_timeout, delack_count, dupthresh, timestamps, min_rto, max_rto, \
                                initial_rto, tick, handshake, limited_transmit, send_jitter, rtt_sample_interval, pacing, pacing_rate, pacing_tick, sack, dsack, ecn, undo, \
-                               ho_capability_kind, ho_capability_len, ho_capability_bit, ho_bandwidth_kind, ho_bandwidth_len";
+                               ho_capability_kind, ho_capability_len, ho_capability_bit, ho_bandwidth_kind, ho_bandwidth_len, dport";
                 return err(&p, format!("unknown TCP option; allowed: {allowed}"));
             }
         }

@@ -3,7 +3,7 @@
 //! pipe type the agent's choice is switched in through the backplane's `switch_cc`.
 use super::transport::{Env, Transport};
 use crate::cc;
-use crate::kentridge::{agent, peer_capabilities, Decision, KrEvent, Reading};
+use crate::kentridge::{agent, expectations, peer_capabilities, Decision, KrEvent, Reading};
 use crate::sim::Time;
 
 impl Transport {
@@ -37,7 +37,13 @@ impl Transport {
         });
         let caps = peer_capabilities(&fl.spec.tcp, fl.spec.handoff.is_some());
         let current = (fl.sender.cc.name(), &kr.running_params);
-        let decision = agent::decide(&spec.kb, pipe, &caps, &spec.expectations, current);
+        let expectations = expectations::for_connection(spec, fl.spec.tcp.dport);
+        let inputs = agent::Inputs {
+            peer: &caps,
+            expectations: &expectations,
+            platform: spec.platform.as_ref(),
+        };
+        let decision = agent::decide(&spec.kb, pipe, &inputs, current);
         let (name, reason, row) = match decision {
             Decision::Switch { row, reason } => ("kr_switch", reason, Some(row)),
             Decision::Keep { reason, .. } => ("kr_keep", reason, None),

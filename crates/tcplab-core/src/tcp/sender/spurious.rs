@@ -138,6 +138,18 @@ impl Spurious {
 }
 
 impl Sender {
+    /// The most memory one connection's detection holds (`Sender::spur`): the box, and the
+    /// episode's list of retransmissions at its largest. The memory estimate counts it.
+    pub fn spurious_state_bytes() -> usize {
+        std::mem::size_of::<Spurious>() + MAX_TRACKED * std::mem::size_of::<u64>()
+    }
+
+    /// Whether a connection with these options keeps the detection's box (`Sender::new`,
+    /// `enable_kentridge`).
+    pub fn has_spurious_state(tcp: &crate::scenario::TcpSpec, kentridge: bool) -> bool {
+        tcp.dsack || tcp.undo || (kentridge && tcp.timestamps)
+    }
+
     /// A loss episode begins at `now`, before the window is reduced from `prior` (cwnd,
     /// ssthresh; `None`: no reduction).
     pub(super) fn spur_begin(&mut self, now: Time, timeout: bool, prior: Option<(f64, f64)>) {
