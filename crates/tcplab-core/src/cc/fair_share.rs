@@ -282,7 +282,8 @@ mod tests {
                     hop: 1,
                 },
                 LinkShare { rate_bps: 10e6, hop: 0 },
-            ],
+            ]
+            .into(),
             active: active.clone(),
             wire_bytes: 1000.0,
         };

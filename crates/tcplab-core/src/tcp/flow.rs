@@ -226,7 +226,9 @@ mod tests {
     fn a_flow_record_and_its_own_spec_stay_small() {
         use std::mem::size_of;
         let around = size_of::<Flow>() - size_of::<Sender>() - size_of::<Receiver>();
-        assert!(around <= 160, "{around}");
+        // (8 bytes of it the generator model's tag, which a generator kept in a hash map of
+        // its live flows before.)
+        assert!(around <= 168, "{around}");
         assert!(size_of::<Flow>() <= 1280, "{}", size_of::<Flow>());
         // The SACK scoreboard and the pacer are boxed, only for connections that use them
         // (the ECN state added 8 bytes: its reduction counter; TCP KentRidge's statistics
