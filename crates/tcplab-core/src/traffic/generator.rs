@@ -46,8 +46,8 @@ pub struct Generator {
     /// The routes a model picks by index (`Step::Send`): packmime's per (client, server)
     /// pair, requests then responses. Empty for the other kinds.
     pub routes: Vec<u32>,
-    /// The (source, destination) nodes of its flows: of every route `routes` lists, in
-    /// that order; the generator's own for the other kinds.
+    /// The (source, destination) nodes of its flows: first its own (`next_flow`), then
+    /// those of every route `routes` lists, in that order (`next_transfer`).
     ends: Vec<(Arc<str>, Arc<str>)>,
     rng: Rng,
     pub model: Box<dyn Model>,
@@ -115,22 +115,20 @@ impl Generators {
     /// Add a generator whose flows take `route` (or, for a model that picks, one of
     /// `routes`); `None` if its kind has no model.
     pub fn add(&mut self, spec: GeneratorSpec, route: u32, routes: Vec<u32>, seed: u64) -> Option<()> {
-        let ends = match &spec.web {
-            Some(web) => (0..routes.len())
-                .map(|route| {
-                    let (pair, response) = (route / 2, route % 2 == 1);
-                    let servers = web.servers.len();
-                    let client: Arc<str> = web.clients[pair / servers].as_str().into();
-                    let server: Arc<str> = web.servers[pair % servers].as_str().into();
-                    if response {
-                        (server, client)
-                    } else {
-                        (client, server)
-                    }
-                })
-                .collect(),
-            None => vec![(spec.src.as_str().into(), spec.dst.as_str().into())],
-        };
+        let mut ends = vec![(spec.src.as_str().into(), spec.dst.as_str().into())];
+        if let Some(web) = &spec.web {
+            ends.extend((0..routes.len()).map(|route| {
+                let (pair, response) = (route / 2, route % 2 == 1);
+                let servers = web.servers.len();
+                let client: Arc<str> = web.clients[pair / servers].as_str().into();
+                let server: Arc<str> = web.servers[pair % servers].as_str().into();
+                if response {
+                    (server, client)
+                } else {
+                    (client, server)
+                }
+            }));
+        }
         self.list.push(Generator {
             rng: Rng::stream(seed, &format!("generator:{}", spec.name)),
             ends,
@@ -199,7 +197,7 @@ impl Generators {
         let mss = bytes.div_ceil(segments) as u32;
         let net_route = gen.routes[route as usize];
         (
-            self.flow_spec(now, g, route as usize, (segments, mss, handshake)),
+            self.flow_spec(now, g, 1 + route as usize, (segments, mss, handshake)),
             net_route,
         )
     }
