@@ -326,8 +326,8 @@ fn setting_up_a_large_dumbbell_is_near_linear() {
         .map(|i| {
             let mut f = (*template).clone();
             f.name = format!("f{i}");
-            f.src = format!("s{i}");
-            f.dst = format!("d{i}");
+            f.src = format!("s{i}").into();
+            f.dst = format!("d{i}").into();
             Arc::new(f)
         })
         .collect();

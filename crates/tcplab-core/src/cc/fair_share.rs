@@ -21,7 +21,8 @@ pub struct LinkShare {
 /// What a sender can know about the bottleneck share along its forward path.
 #[derive(Debug, Clone, Default)]
 pub struct PathShare {
-    pub links: Vec<LinkShare>,
+    /// Shared by the connections on one route.
+    pub links: Arc<[LinkShare]>,
     /// The active-connection counters, one per hop of the network (one allocation shared
     /// by every sender, not one per hop).
     pub active: Arc<[AtomicU32]>,
@@ -281,7 +282,8 @@ mod tests {
                     hop: 1,
                 },
                 LinkShare { rate_bps: 10e6, hop: 0 },
-            ],
+            ]
+            .into(),
             active: active.clone(),
             wire_bytes: 1000.0,
         };

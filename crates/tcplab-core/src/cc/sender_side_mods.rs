@@ -130,7 +130,7 @@ mod tests {
     /// the fair share is 125/n packets.
     fn with_path(st: &mut CcState, n: u32) {
         st.path = PathShare {
-            links: vec![LinkShare { rate_bps: 10e6, hop: 0 }],
+            links: vec![LinkShare { rate_bps: 10e6, hop: 0 }].into(),
             active: Arc::new([AtomicU32::new(n)]),
             wire_bytes: 1000.0,
         };

@@ -188,7 +188,7 @@ fn routes(
     let ends = spec
         .flows
         .iter()
-        .map(|f| (f.src.as_str(), f.dst.as_str()))
+        .map(|f| (&*f.src, &*f.dst))
         .chain(spec.generators.iter().flat_map(|g| {
             // A web generator's (server, client) pairs follow its own ends, client-major.
             let clouds = g.web.iter().flat_map(|w| {

@@ -146,7 +146,7 @@ impl Components {
                         .tcp
                         .open(spec, route, Some(g), sampled, &mut self.net, &mut self.share)
                         .expect("generator spec validated");
-                    self.traffic.generators.tag_flow(g, f, tag);
+                    self.tcp.flows[f as usize].tag = Some(tag);
                     self.tcp.start(now, f, &mut env!(self, k));
                 }
             }

@@ -228,6 +228,11 @@ impl Network {
         });
     }
 
+    /// The number of flow `f`'s route.
+    pub fn route_id(&self, f: u32) -> u32 {
+        self.attached[f as usize].route
+    }
+
     /// The route of flow `f`.
     pub fn route(&self, f: u32) -> &Route {
         &self.routes[self.attached[f as usize].route as usize]

@@ -94,15 +94,13 @@ pub fn flows_table(flows: &FlowTable, traffic: &Traffic, tcbi: &Sharing, duratio
 
 /// The flows table, freeing each flow once its row is written (the table grows while the
 /// flows shrink: a large run does not hold both). A flow whose spec is no longer shared
-/// (the world's spec is gone) gives its name and ends to the table instead of copies.
+/// (the world's spec is gone) gives its name to the table instead of a copy.
 pub fn flows_table_consuming(flows: FlowTable, traffic: &Traffic, tcbi: &Sharing, duration: f64) -> Table {
     let extra = Extra::of(&flows);
     let mut t = TableBuilder::with_capacity(&columns(extra), rows(&flows, traffic));
     for (i, mut f) in flows.into_flows() {
-        let names = Arc::get_mut(&mut f.spec).map(|s| {
-            let take = std::mem::take::<String>;
-            [take(&mut s.name), take(&mut s.src), take(&mut s.dst)]
-        });
+        let names =
+            Arc::get_mut(&mut f.spec).map(|s| [std::mem::take(&mut s.name), s.src.to_string(), s.dst.to_string()]);
         row(&mut t, i, &f, names, traffic, tcbi, duration, extra);
     }
     t.build()
@@ -199,7 +197,8 @@ fn delay_columns(t: &mut TableBuilder, i: usize, f: &Flow, traffic: &Traffic) {
 fn identity_columns(t: &mut TableBuilder, i: usize, f: &Flow, names: Option<[String; 3]>, traffic: &Traffic) {
     let udp = f.udp;
     t.u("flow", i as u64);
-    let [name, src, dst] = names.unwrap_or_else(|| [&f.spec.name, &f.spec.src, &f.spec.dst].map(String::clone));
+    let [name, src, dst] =
+        names.unwrap_or_else(|| [f.spec.name.clone(), f.spec.src.to_string(), f.spec.dst.to_string()]);
     t.string("name", name);
     t.string("src", src);
     t.string("dst", dst);

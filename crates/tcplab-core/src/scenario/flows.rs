@@ -75,8 +75,9 @@ pub(super) struct RawFlow {
 #[derive(Debug, Clone, PartialEq)]
 pub struct FlowSpec {
     pub name: String,
-    pub src: String,
-    pub dst: String,
+    /// Shared with the other flows between the same nodes (a generator's transfers).
+    pub src: Arc<str>,
+    pub dst: Arc<str>,
     pub start: f64,
     pub common: Arc<FlowCommon>,
 }
@@ -239,8 +240,8 @@ impl<'de> Deserialize<'de> for FlowSpec {
         let f = FlowSpecOwned::deserialize(d)?;
         Ok(FlowSpec {
             name: f.name,
-            src: f.src,
-            dst: f.dst,
+            src: f.src.into(),
+            dst: f.dst.into(),
             start: f.start,
             common: Arc::new(FlowCommon {
                 cc: f.cc,
@@ -418,8 +419,8 @@ fn expand_flow(
         Arc::new(c)
     });
     for k in 0..count {
-        let src = substitute(&f.src, k);
-        let dst = substitute(&f.dst, k);
+        let src: Arc<str> = substitute(&f.src, k).into();
+        let dst: Arc<str> = substitute(&f.dst, k).into();
         let (a, b) = endpoints(&p, &src, &dst, index)?;
         if a == b {
             return err(

@@ -22,7 +22,7 @@ fn dumbbell_expands() {
     assert_eq!(s.nodes.len(), 6);
     assert_eq!(s.links.len(), 5);
     assert_eq!(s.flows.len(), 2);
-    assert_eq!(s.flows[1].src, "s1");
+    assert_eq!(&*s.flows[1].src, "s1");
     assert_eq!(s.links[0].rate, 10e6);
     assert_eq!(s.flows[0].tcp, TcpSpec::default());
 }
@@ -142,7 +142,7 @@ fn a_voip_call_expands_into_both_directions_and_normalises_to_a_fixed_point() {
     let ends: Vec<(&str, &str, &str, Option<&str>)> = s
         .flows
         .iter()
-        .map(|f| (f.name.as_str(), f.src.as_str(), f.dst.as_str(), f.direction.as_deref()))
+        .map(|f| (f.name.as_str(), &*f.src, &*f.dst, f.direction.as_deref()))
         .collect();
     assert_eq!(
         ends,

@@ -41,6 +41,9 @@ pub struct Share {
     /// Per hop: connections started and not finished whose path crosses it (shared with
     /// the senders' fair-share estimators).
     active_on_hop: Arc<[AtomicU32]>,
+    /// Per network route, the rates and counters of its forward path as the last flow that
+    /// took it got them (a flow gets the rates of the time it attaches: a link may change).
+    route_links: Vec<Option<Arc<[cc::fair_share::LinkShare]>>>,
     /// Node positions by name and node addresses, for TCBI (empty when no host shares).
     node_index: HashMap<String, u32>,
     addresses: Vec<String>,
@@ -66,6 +69,7 @@ impl Share {
         Share {
             tcbi,
             active_on_hop: (0..hops).map(|_| AtomicU32::new(0)).collect(),
+            route_links: Vec::new(),
             node_index,
             addresses,
         }
@@ -79,15 +83,26 @@ impl Share {
     /// A new flow `f`: give its sender the rates and active-connection counters of its
     /// forward path, and put it into its TCBI connection set (if its source host shares).
     pub fn on_attach(&mut self, f: u32, fl: &mut Flow, net: &Network) {
-        let links = net
-            .route(f)
-            .fwd
-            .iter()
-            .map(|&l| cc::fair_share::LinkShare {
-                rate_bps: net.hop_rate(l),
-                hop: l,
-            })
-            .collect();
+        let route = net.route_id(f) as usize;
+        if self.route_links.len() <= route {
+            self.route_links.resize(route + 1, None);
+        }
+        let links = match &self.route_links[route] {
+            Some(links) if links.iter().all(|l| l.rate_bps == net.hop_rate(l.hop)) => Arc::clone(links),
+            _ => {
+                let links: Arc<[cc::fair_share::LinkShare]> = net
+                    .route(f)
+                    .fwd
+                    .iter()
+                    .map(|&l| cc::fair_share::LinkShare {
+                        rate_bps: net.hop_rate(l),
+                        hop: l,
+                    })
+                    .collect();
+                self.route_links[route] = Some(Arc::clone(&links));
+                links
+            }
+        };
         fl.sender.st.path = cc::PathShare {
             links,
             active: self.active_on_hop.clone(),
@@ -96,8 +111,8 @@ impl Share {
         if !self.tcbi.enabled() || fl.udp {
             return;
         }
-        let host = self.node_index[fl.spec.src.as_str()];
-        let dst = &self.addresses[self.node_index[fl.spec.dst.as_str()] as usize];
+        let host = self.node_index[&*fl.spec.src];
+        let dst = &self.addresses[self.node_index[&*fl.spec.dst] as usize];
         fl.share.set = self.tcbi.set_for(host, dst);
     }
 

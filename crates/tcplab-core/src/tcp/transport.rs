@@ -352,9 +352,9 @@ impl Transport {
             Kind::Data => {
                 let before = fl.receiver.delivered();
                 fl.receiver.on_data_ecn(now, pkt.seq, pkt.ts, pkt.ecn, &mut out);
-                if let (Some(g), Some(size)) = (fl.generator, fl.sender.size()) {
+                if let (Some(g), Some(tag), Some(size)) = (fl.generator, fl.tag, fl.sender.size()) {
                     if before < size && fl.receiver.delivered() >= size {
-                        env.apps.flow_received(now, g, pkt.flow, env.q);
+                        env.apps.flow_received(now, g, tag, env.q);
                     }
                 }
             }
@@ -432,7 +432,7 @@ impl Transport {
         let s = &fl.sender;
         let duration = s.stats.completion.map_or(0.0, |c| to_secs(c) - fl.spec.start);
         let done = FlowDone {
-            flow: f,
+            tag: fl.tag,
             segments: fl.spec.size.unwrap_or(0),
             duration,
             delivered_bytes: fl.receiver.delivered() * fl.spec.tcp.mss as u64,

@@ -11,7 +11,8 @@ use std::sync::Arc;
 /// What a completed flow tells its generator.
 #[derive(Debug, Clone, Copy)]
 pub struct FlowDone {
-    pub flow: u32,
+    /// The model's tag of the flow, if it tagged it.
+    pub tag: Option<u32>,
     pub segments: u64,
     /// Completion time (s).
     pub duration: f64,
@@ -45,17 +46,62 @@ pub struct Generator {
     /// The routes a model picks by index (`Step::Send`): packmime's per (client, server)
     /// pair, requests then responses. Empty for the other kinds.
     pub routes: Vec<u32>,
+    /// The (source, destination) nodes of its flows: first its own (`next_flow`), then
+    /// those of every route `routes` lists, in that order (`next_transfer`).
+    ends: Vec<(Arc<str>, Arc<str>)>,
     rng: Rng,
     pub model: Box<dyn Model>,
     pub created: u64,
     pub totals: GeneratorTotals,
-    /// The tags of its live tagged flows (flow id → tag).
-    tags: HashMap<u32, u32>,
+    /// The options of its flows by shape (segments, segment size, handshake), shared by
+    /// the flows of one shape: a web model opens millions of transfers but draws few
+    /// shapes (the full web background about 13 000 in 10 s, 20 000 in 60 s), and building
+    /// each transfer's options and freeing them cost more than the rest of its set-up.
+    shapes: HashMap<(u64, u32, bool), Arc<FlowCommon>>,
 }
+
+/// Shapes a generator keeps (about 600 bytes each); it forgets them all when it has this
+/// many, so that a size distribution with a long tail cannot grow them without bound.
+const SHAPES: usize = 1 << 14;
 
 pub struct Generators {
     pub list: Vec<Generator>,
     plan: Plan,
+}
+
+impl Generator {
+    /// The options of its flows of `shape` (segments, segment size, handshake).
+    fn options(&mut self, shape: (u64, u32, bool)) -> Arc<FlowCommon> {
+        if let Some(common) = self.shapes.get(&shape) {
+            return Arc::clone(common);
+        }
+        if self.shapes.len() >= SHAPES {
+            self.shapes.clear();
+        }
+        let (size, mss, handshake) = shape;
+        let mut tcp = self.spec.tcp.clone();
+        tcp.mss = mss;
+        tcp.handshake = handshake;
+        let common = Arc::new(FlowCommon {
+            cc: self.spec.cc.clone(),
+            cc_params: self.spec.cc_params.clone(),
+            stop: None,
+            size: Some(size),
+            switch: Vec::new(),
+            tcp,
+            transport: "tcp".into(),
+            packet: None,
+            rate_schedule: None,
+            interval: None,
+            direction: None,
+            delay_stats: false,
+            delay_trace: false,
+            handoff: None,
+            kentridge: self.spec.kentridge.clone(),
+        });
+        self.shapes.insert(shape, Arc::clone(&common));
+        common
+    }
 }
 
 impl Generators {
@@ -69,15 +115,30 @@ impl Generators {
     /// Add a generator whose flows take `route` (or, for a model that picks, one of
     /// `routes`); `None` if its kind has no model.
     pub fn add(&mut self, spec: GeneratorSpec, route: u32, routes: Vec<u32>, seed: u64) -> Option<()> {
+        let mut ends = vec![(spec.src.as_str().into(), spec.dst.as_str().into())];
+        if let Some(web) = &spec.web {
+            ends.extend((0..routes.len()).map(|route| {
+                let (pair, response) = (route / 2, route % 2 == 1);
+                let servers = web.servers.len();
+                let client: Arc<str> = web.clients[pair / servers].as_str().into();
+                let server: Arc<str> = web.servers[pair % servers].as_str().into();
+                if response {
+                    (server, client)
+                } else {
+                    (client, server)
+                }
+            }));
+        }
         self.list.push(Generator {
             rng: Rng::stream(seed, &format!("generator:{}", spec.name)),
+            ends,
             model: super::model(&spec)?,
             spec,
             route,
             routes,
             created: 0,
             totals: GeneratorTotals::default(),
-            tags: HashMap::new(),
+            shapes: HashMap::new(),
         });
         Some(())
     }
@@ -120,9 +181,8 @@ impl Generators {
     /// route it takes.
     pub fn next_flow(&mut self, now: Time, g: u32, size: u64) -> (Arc<FlowSpec>, u32) {
         let gen = &self.list[g as usize];
-        let ends = (gen.spec.src.clone(), gen.spec.dst.clone());
-        let (tcp, route) = (gen.spec.tcp.clone(), gen.route);
-        (self.flow_spec(now, g, ends, size, tcp), route)
+        let (mss, handshake, route) = (gen.spec.tcp.mss, gen.spec.tcp.handshake, gen.route);
+        (self.flow_spec(now, g, 0, (size, mss, handshake)), route)
     }
 
     /// The spec of a transfer of exactly `bytes` bytes of generator `g` on its route number
@@ -130,71 +190,38 @@ impl Generators {
     /// the handshake only if the transfer `opens` its connection.
     pub fn next_transfer(&mut self, now: Time, g: u32, bytes: u64, route: u32, opens: bool) -> (Arc<FlowSpec>, u32) {
         let gen = &self.list[g as usize];
-        let web = gen
-            .spec
-            .web
-            .as_ref()
-            .expect("only web generators send tagged transfers");
-        let (pair, response) = (route / 2, route % 2 == 1);
-        let servers = web.servers.len() as u32;
-        let client = web.clients[(pair / servers) as usize].clone();
-        let server = web.servers[(pair % servers) as usize].clone();
-        let ends = if response { (server, client) } else { (client, server) };
-        let mut tcp = gen.spec.tcp.clone();
-        tcp.handshake &= opens;
+        assert!(gen.spec.web.is_some(), "only web generators send tagged transfers");
+        let handshake = gen.spec.tcp.handshake && opens;
         let bytes = bytes.max(1);
-        let segments = bytes.div_ceil(tcp.mss as u64);
-        tcp.mss = bytes.div_ceil(segments) as u32;
+        let segments = bytes.div_ceil(gen.spec.tcp.mss as u64);
+        let mss = bytes.div_ceil(segments) as u32;
         let net_route = gen.routes[route as usize];
-        (self.flow_spec(now, g, ends, segments, tcp), net_route)
+        (
+            self.flow_spec(now, g, 1 + route as usize, (segments, mss, handshake)),
+            net_route,
+        )
     }
 
-    fn flow_spec(
-        &mut self,
-        now: Time,
-        g: u32,
-        (src, dst): (String, String),
-        size: u64,
-        tcp: crate::scenario::TcpSpec,
-    ) -> Arc<FlowSpec> {
+    /// The spec of generator `g`'s next flow, between its `ends`-th pair of nodes, of
+    /// `shape` (segments, segment size, handshake).
+    fn flow_spec(&mut self, now: Time, g: u32, ends: usize, shape: (u64, u32, bool)) -> Arc<FlowSpec> {
         let gen = &mut self.list[g as usize];
+        let (src, dst) = &gen.ends[ends];
         let spec = FlowSpec {
             name: instance_name(&gen.spec.name, gen.created),
-            src,
-            dst,
+            src: Arc::clone(src),
+            dst: Arc::clone(dst),
             start: to_secs(now),
-            common: Arc::new(FlowCommon {
-                cc: gen.spec.cc.clone(),
-                cc_params: gen.spec.cc_params.clone(),
-                stop: None,
-                size: Some(size),
-                switch: Vec::new(),
-                tcp,
-                transport: "tcp".into(),
-                packet: None,
-                rate_schedule: None,
-                interval: None,
-                direction: None,
-                delay_stats: false,
-                delay_trace: false,
-                handoff: None,
-                kentridge: gen.spec.kentridge.clone(),
-            }),
+            common: gen.options(shape),
         };
         gen.created += 1;
         Arc::new(spec)
     }
 
-    /// Flow `f` of generator `g` carries the model's tag `tag`.
-    pub fn tag_flow(&mut self, g: u32, f: u32, tag: u32) {
-        self.list[g as usize].tags.insert(f, tag);
-    }
-
-    /// The whole of flow `f` of generator `g` reached its receiver at `now`: a tagged
-    /// flow's model hears it (and may set a timer).
-    pub fn flow_received(&mut self, now: Time, g: u32, f: u32, q: &mut Queue) {
+    /// The whole of generator `g`'s flow tagged `tag` reached its receiver at `now`: the
+    /// model hears it (and may set a timer).
+    pub fn flow_received(&mut self, now: Time, g: u32, tag: u32, q: &mut Queue) {
         let gen = &mut self.list[g as usize];
-        let Some(&tag) = gen.tags.get(&f) else { return };
         if let Some(at) = gen.model.on_received(now, &gen.spec, &mut gen.rng, tag) {
             q.at(at, TrafficEv::GenTimer(g, tag));
         }
@@ -216,7 +243,7 @@ impl Generators {
         t.segments_sent += d.segments_sent;
         t.retransmits += d.retransmits;
         t.timeouts += d.timeouts;
-        if gen.tags.remove(&d.flow).is_some() {
+        if d.tag.is_some() {
             return gen.spec.record == "summary";
         }
         if let Some(at) = gen.model.on_flow_done(now, &gen.spec, &mut gen.rng) {
