@@ -393,7 +393,7 @@ impl Transport {
             if !std::mem::take(&mut sender.burst_pending) {
                 break;
             }
-            sender.try_send(now, out);
+            sender.send_more(now, out);
         }
         let fl = &mut self.flows[f as usize];
         if !fl.completion_seen && fl.sender.stats.completion.is_some() {

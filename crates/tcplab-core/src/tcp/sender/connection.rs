@@ -149,6 +149,16 @@ impl Sender {
         self.cc.on_packet_sent(&self.st, seq, retransmission);
     }
 
+    /// The rest of a burst that stopped at [`MAX_BURST`] (`burst_pending`): SACK's NextSeg
+    /// in a SACK recovery, else `try_send`.
+    pub fn send_more(&mut self, now: Time, out: &mut Vec<Tx>) {
+        if self.st.phase == crate::cc::Phase::FastRecovery && self.sack_recovery() {
+            self.sack_send(now, out);
+        } else {
+            self.try_send(now, out);
+        }
+    }
+
     /// Send what the window and the application allow.
     pub fn try_send(&mut self, now: Time, out: &mut Vec<Tx>) {
         if self.state != ConnState::Established || self.ho_flag(PERSIST) {

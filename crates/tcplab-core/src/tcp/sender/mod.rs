@@ -179,8 +179,8 @@ pub struct Sender {
     /// Initial control block given from outside (TCBI), applied by `start` after the
     /// algorithm's `init`.
     preset: Option<Box<Preset>>,
-    /// `try_send` stopped at [`MAX_BURST`] with more of the window to send: the caller
-    /// drains the output and calls `try_send` again at the same instant.
+    /// `try_send` or SACK's NextSeg loop stopped at [`MAX_BURST`] with more of the window to
+    /// send: the caller drains the output and calls `send_more` at the same instant.
     pub burst_pending: bool,
     /// The pacer, once the connection paces (boxed: most connections never do, and the
     /// flow records of a large run stay small).

@@ -283,7 +283,14 @@ impl Sender {
         }
         let mut cwnd = floor_cwnd.max(next);
         let rwnd_end = self.snd_una.saturating_add(crate::sim::floor(self.st.rwnd) as u64);
+        let mut room = super::MAX_BURST;
         while cwnd >= pipe + 1 {
+            if room == 0 {
+                // as `try_send`: the rest leaves in chunks at this instant (`send_more`)
+                self.burst_pending = true;
+                break;
+            }
+            room -= 1;
             let sb = self.sb();
             let hole = sb.first_hole();
             let lost = hole.is_some_and(|s| sb.is_lost(s));

@@ -1165,3 +1165,35 @@ fn without_the_options_nothing_is_watched() {
     };
     assert!(sender("newreno", tcp, None).spur.is_none());
 }
+
+#[test]
+fn a_sack_recovery_window_larger_than_a_burst_leaves_in_chunks() {
+    // In SACK recovery (0 and 3 lost), a window overwritten to far more than a burst (TCBI's
+    // fair share once averaged an initial ssthresh of 1e9 into it): NextSeg's loop stops at
+    // MAX_BURST segments per call and `send_more` goes on at the same instant, instead of
+    // filling the output with the whole window at once (the run aborted on a 4 GiB buffer).
+    let (mut s, mut r, _) = sack_pair(10.0);
+    let mut t = 0;
+    through_receiver(&mut s, &mut r, &mut t, &[1, 2, 4, 5, 6, 7]);
+    assert_eq!(s.st.phase, Phase::FastRecovery);
+    let w = 2 * MAX_BURST + 100;
+    s.st.cwnd = w as f64;
+    let before = s.snd_max;
+    let mut out = vec![];
+    s.sack_send(t, &mut out);
+    assert_eq!(out.len() as u64, MAX_BURST);
+    assert!(s.burst_pending);
+    let mut sent = out.len() as u64;
+    while std::mem::take(&mut s.burst_pending) {
+        out.clear();
+        s.send_more(t, &mut out);
+        assert!(out.len() as u64 <= MAX_BURST);
+        sent += out.len() as u64;
+    }
+    // the window is filled: what was in flight plus what left reaches cwnd
+    assert!(s.snd_max - before > 2 * MAX_BURST, "{}", s.snd_max - before);
+    assert!(sent >= 2 * MAX_BURST);
+    out.clear();
+    s.send_more(t, &mut out);
+    assert!(out.is_empty() && !s.burst_pending, "nothing more until an ACK");
+}
