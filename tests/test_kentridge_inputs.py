@@ -7,9 +7,8 @@ from __future__ import annotations
 import pytest
 
 import tcplab
-from cli_support import main, one_line_error
+from test_kentridge_spec import refused
 from tcplab.plots import _tcp_packets
-from tcplab.scenario import to_toml
 
 
 def pipes(lfn_tcp=None, lfn_kentridge=None, lossy_tcp=None, lossy_kentridge=None, duration=6):
@@ -131,11 +130,5 @@ def test_a_bad_input_is_one_line_naming_the_field_the_value_and_what_is_allowed(
             "links": [{"a": "a", "b": "b", "rate": "1Mbps", "delay": "10ms"}],
             "flows": [{"src": "a", "dst": "b", "tcp": {"timestamps": True}, "kentridge": {}}]}
     spec["flows"][0][where].update(value)
-    path = tmp_path / "s.toml"
-    path.write_text(to_toml(spec))
-    out = tmp_path / "out"
-    status, stdout, err = main(capsys, "run", path, "--out", out)
-    assert status == 2, (stdout, err)
-    assert one_line_error(err), err
-    assert not out.exists()
-    assert err[len("error: "):].startswith(message), err
+    err = refused(capsys, tmp_path, spec)
+    assert err.startswith(message), err
