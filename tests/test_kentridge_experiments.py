@@ -22,7 +22,8 @@ KB = Path(__file__).resolve().parent.parent / "crates" / "tcplab-core" / "data" 
 
 def kb_adaptations():
     lines = [ln for ln in KB.read_text().splitlines() if ln and not ln.startswith("#")]
-    return [row["adaptation"] for row in csv.DictReader(lines)]
+    return ["+".join([row["adaptation"]] + [o for o in row["options"].split(";") if o])
+            for row in csv.DictReader(lines)]
 
 
 def test_the_experiments_are_registered_as_ours_with_both_sizes():
@@ -35,17 +36,21 @@ def test_the_experiments_are_registered_as_ours_with_both_sizes():
             assert plan.runs and plan.parameters
             assert len({r.seed for r in plan.runs}) >= (3 if size == "quick" else 5)
     # the quick sizes stay small: a few hundred short runs in all
-    assert sum(len(get(n).plan("quick").runs) for n in EXPERIMENTS) <= 700
+    assert sum(len(get(n).plan("quick").runs) for n in EXPERIMENTS) <= 800
 
 
 def test_contenders_are_the_agent_and_every_adaptation_of_the_knowledge_base():
     assert set(kb_adaptations()) <= set(kr.FIXED) and kr.AGENT not in kr.FIXED
-    assert set(kr.FIXED) <= set(tcplab.algorithms())
+    assert {c.split("+")[0] for c in kr.FIXED} <= set(tcplab.algorithms())
     plan = get("kentridge_suite").plan("quick")
     assert {r.params["contender"] for r in plan.runs} == set(kr.CONTENDERS)
     agent = [r for r in plan.runs if r.params["contender"] == kr.AGENT]
     assert all("kentridge" in r.spec["flows"][0] for r in agent)
     assert not any("kentridge" in r.spec["flows"][0] for r in plan.runs if r.params["contender"] != kr.AGENT)
+    # a contender with options is its algorithm with those TCP options, the path's others kept
+    undo = [r.spec["flows"][0] for r in plan.runs if r.params["contender"] == "newreno+undo"]
+    assert undo and all(f["cc"] == "newreno" and f["tcp"]["undo"] and f["tcp"]["timestamps"] for f in undo)
+    assert not any(r.spec["flows"][0]["tcp"].get("undo") for r in plan.runs if r.params["contender"] != "newreno+undo")
 
 
 def test_the_suite_has_eight_path_types_with_several_instances_and_held_back_variants():
@@ -72,6 +77,7 @@ def _without_cc(spec):
     s = json.loads(json.dumps(spec))
     for k in ("cc", "kentridge", "switch"):
         s["flows"][0].pop(k, None)
+    s["flows"][0]["tcp"].pop("undo", None)  # the newreno+undo contender's option
     return s
 
 
@@ -92,7 +98,8 @@ def test_contenders_are_paired_on_the_same_path_options_and_start():
                 assert _without_cc(r.spec) == base, (key, r.params["contender"])
             inst = next(i for i in kr.instances(runs[0].params["kind"], runs[0].params["held"])
                         if i["name"] == key[0])
-            assert all(f["tcp"] == {**kr.TCP, "rwnd": kr.rwnd_of(inst)} for r in runs for f in r.spec["flows"])
+            assert all({k: v for k, v in f["tcp"].items() if k != "undo"} == {**kr.TCP, "rwnd": kr.rwnd_of(inst)}
+                       for r in runs for f in r.spec["flows"])
 
 
 def test_paths_are_what_their_type_says_and_valid():
@@ -318,7 +325,7 @@ def test_quick_suite_classifies_and_switches_as_the_rules_and_kb_say(quick):
     assert (by["reorder-1"]["types"].str.contains("reorder")).all()
     assert (by["asymmetry-1"]["types"].str.contains("asymmetry")).all()
     # the KB's rows for them are not the default's: Westwood BE and Hybla
-    assert set(by["reorder-1"]["final cc"]) == {"westwood_be"} and set(by["asymmetry-1"]["final cc"]) == {"hybla"}
+    assert set(by["reorder-1"]["final cc"]) == {"newreno+undo"} and set(by["asymmetry-1"]["final cc"]) == {"hybla"}
     # the long fat pipe is named once, after slow start's recovery (no CUBIC period); the
     # long thin path stays long thin on Sync-TCP (the switch does not flip it to default)
     assert (by["lfn_large_queue-1"]["types"] == "lfn_large_queue").all()

@@ -42,7 +42,7 @@ def test_a_web_port_infers_low_delay_and_the_event_detail_says_so():
     assert "newreno -> sync_tcp: pipe lfn_large_queue (rule 4): kb row 1 sync_tcp, score 1 " \
            "(expectations low_delay inferred from port 80)" in lfn, lfn
     lossy = agent_events(r, "lossy")
-    assert any(d.startswith("reno -> westwood_be: pipe lossy (rule 9): kb row 6 westwood_be, score 0 "
+    assert any(d.startswith("reno -> westwood_be: pipe lossy (rule 9): kb row 8 westwood_be, score 0 "
                             "(expectations low_delay inferred from port 443)") for d in lossy), lossy
 
 

@@ -170,7 +170,7 @@ fn a_lossy_link_is_a_lossy_network_and_gets_westwood() {
     assert_eq!(last.1, "kr_switch", "{rows:?}");
     assert!(
         last.3
-            .contains(" -> westwood_be: pipe lossy (rule 9): kb row 6 westwood_be"),
+            .contains(" -> westwood_be: pipe lossy (rule 9): kb row 8 westwood_be"),
         "{rows:?}"
     );
     // losses on an empty queue are corruption: the type stays lossy to the end
@@ -313,11 +313,12 @@ fn a_reordering_link_is_a_reorder_network() {
     let reorder: Vec<_> = rows.iter().filter(|r| r.1 == "pipe_type" && r.2 == 1.0).collect();
     assert!(!reorder.is_empty(), "{rows:?}");
     assert!(reorder[0].3.starts_with("reorder (rule 1; was "), "{rows:?}");
-    // the knowledge base's reorder row is Westwood BE: the agent switches from Reno and says why
+    // the knowledge base's reorder row for a peer with timestamps is NewReno with undo: the
+    // agent switches from Reno and says why
     assert!(
         rows.iter().any(|r| r.1 == "kr_switch"
             && r.3
-                .starts_with("reno -> westwood_be: pipe reorder (rule 1): kb row 6 westwood_be")),
+                .starts_with("reno -> newreno+undo: pipe reorder (rule 1): kb row 6 newreno+undo")),
         "{rows:?}"
     );
     // without timestamps Eifel cannot tell: the spurious retransmissions look like losses
@@ -393,6 +394,63 @@ fn undo_takes_back_the_reductions_of_reordering() {
     assert_eq!(rows.len() as f64, undos);
     let goodput = |o: &RunOutput| o.flows.f64s("goodput_bps")[0];
     assert!(goodput(&on) > goodput(&off), "{} {}", goodput(&on), goodput(&off));
+}
+
+#[test]
+fn a_knowledge_base_row_with_undo_turns_the_undo_response_on_at_the_switch() {
+    // Reno with timestamps on the reordering link; the reorder row is NewReno, with and
+    // without the `undo` option. Undo acts only after the switch, and keeps the window.
+    let run = |options: Value| {
+        let mut spec: Value = serde_json::from_str(&reordering(json!({"prob": 0.005, "delay": "5ms"}), true)).unwrap();
+        spec["flows"][0]["kentridge"]["kb"] = json!([
+            {"adaptation": "newreno", "pipe_types": ["reorder"], "capabilities": ["timestamps"],
+             "options": options},
+            {"adaptation": "reno", "pipe_types": ["default"]}
+        ]);
+        api::run(&spec.to_string(), 3).unwrap()
+    };
+    let (on, off) = (run(json!(["undo"])), run(json!([])));
+    let rows = kr_rows(&on);
+    let switch = rows
+        .iter()
+        .find(|r| {
+            r.1 == "kr_switch"
+                && r.3
+                    .starts_with("reno -> newreno+undo: pipe reorder (rule 1): kb row 1 newreno+undo")
+        })
+        .unwrap_or_else(|| panic!("{rows:?}"));
+    let events = strs(&on, "event");
+    let times = on.events.f64s("time");
+    let undos: Vec<f64> = (0..events.len())
+        .filter(|&i| events[i] == "undo")
+        .map(|i| times[i])
+        .collect();
+    assert!(undos.len() >= 3, "{undos:?}");
+    assert!(
+        undos.iter().all(|&t| t >= switch.0),
+        "undo only after the switch at {}: {undos:?}",
+        switch.0
+    );
+    assert!(!strs(&off, "event").iter().any(|e| e == "undo"));
+    assert!(kr_rows(&off)
+        .iter()
+        .any(|r| r.3.starts_with("reno -> newreno: pipe reorder")));
+    let delivered = |o: &RunOutput| o.flows.f64s("goodput_bps")[0];
+    assert!(
+        delivered(&on) > delivered(&off),
+        "{} {}",
+        delivered(&on),
+        delivered(&off)
+    );
+    // a row with undo must be able to detect: timestamps or dsack among its capabilities
+    let mut spec: Value = serde_json::from_str(&reordering(json!({"prob": 0.005, "delay": "5ms"}), true)).unwrap();
+    spec["flows"][0]["kentridge"]["kb"] =
+        json!([{"adaptation": "newreno", "pipe_types": ["default"], "options": ["undo"]}]);
+    let e = api::run(&spec.to_string(), 3).map(|_| ()).unwrap_err().to_string();
+    assert!(
+        e.starts_with("flows[0].kentridge.kb[0]: options: \"undo\" with capabilities \"\"; allowed: undo on a row"),
+        "{e}"
+    );
 }
 
 #[test]

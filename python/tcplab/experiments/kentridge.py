@@ -86,8 +86,10 @@ TCP = {"mss": MSS, "timestamps": True, "sack": False}
 RWND_BDPS = 2.0  # the receive window: this many times (BDP + buffer) of the path, at least RWND_MIN
 RWND_MIN = 16
 AGENT = "kentridge"
-#: every adaptation of the built-in knowledge base (crates/tcplab-core/data/kentridge-kb.csv)
-FIXED = ("sync_tcp", "cubic", "highspeed", "hybla", "tcp_ho", "westwood_crb", "westwood_be", "newreno")
+#: every adaptation of the built-in knowledge base (crates/tcplab-core/data/kentridge-kb.csv), with
+#: its options: "newreno+undo" is NewReno with `tcp.undo` for the whole run (the reorder row's)
+FIXED = ("sync_tcp", "cubic", "highspeed", "hybla", "tcp_ho", "westwood_crb", "westwood_be", "newreno",
+         "newreno+undo")
 CONTENDERS = (AGENT,) + FIXED
 KR_TABLE = {"interval": 1.0}
 #: The agent's initial algorithm on every path: NewReno, the knowledge base's default row. (On
@@ -105,7 +107,7 @@ ACCESS = {"rate": 1e9, "delay": 0.001, "queue": 100000}
 #: the built-in knowledge base's choice per pipe type (first row wins; tcp_ho with handoffs)
 KB_CHOICE = {"lfn_large_queue": "sync_tcp", "lfn_small_queue": "cubic", "lfn": "cubic", "high_speed": "cubic",
              "long_thin": "sync_tcp", "lossy": "westwood_be", "reliable_wireless": "westwood_be", "mobile": "tcp_ho",
-             "reorder": "westwood_be", "asymmetry": "hybla", "default": "newreno"}
+             "reorder": "newreno+undo", "asymmetry": "hybla", "default": "newreno"}
 #: pipe types in the order of the `pipe_type` time-series codes (PipeType::ALL)
 PIPE_CODES = ("default", "reorder", "lfn", "lfn_small_queue", "lfn_large_queue", "high_speed", "long_thin",
               "reliable_wireless", "lossy", "mobile", "asymmetry")
@@ -273,7 +275,8 @@ def contender_flow(contender: str, switch: list | None = None, mobile: bool = Fa
     on NewReno, the knowledge base's default row), or NewReno with scheduled switches."""
     if contender == AGENT:
         return {"cc": AGENT_START["mobile" if mobile else "other"], "kentridge": dict(KR_TABLE)}
-    f = {"cc": contender}
+    cc, *options = contender.split("+")
+    f = {"cc": cc, **({"tcp": {o: True for o in options}} if options else {})}
     if switch:
         f["switch"] = [dict(s) for s in switch]
     return f
@@ -291,7 +294,7 @@ def path_spec(inst: dict, test: dict, duration: float, seed: int, competitor: st
     links = [{"a": f"s{i}", "b": "r1", **ACCESS} for i in range(n)]
     spec: dict = {"sim": {"duration": duration, "sample_interval": sample}}
     tcp = tcp_for(inst)
-    flows = [{"name": "test", "src": "s0", "dst": "d0", "start": t0[0], "tcp": dict(tcp), **test}]
+    flows = [{"name": "test", "src": "s0", "dst": "d0", "start": t0[0], **test, "tcp": {**tcp, **test.get("tcp", {})}}]
     if competitor:
         flows.append({"name": "competitor", "src": "s1", "dst": "d1", "cc": competitor, "start": t0[1],
                       "tcp": dict(tcp)})
@@ -443,6 +446,8 @@ def run_measures(d) -> dict:
         row.update(classification(tl, p["expect"], start, dur))
         sw = switches(ev)
         row["switches"] = len(sw)
+        if sw:  # the adaptation with its options (`newreno+undo`), which the flows table's cc lacks
+            row["cc_final"] = sw[-1][1].split(" -> ")[-1]
         row["first switch (s)"] = sw[0][0] - start if sw else math.nan
         row["timeline"] = "; ".join(f"{t:.0f}s {x}" for t, x in tl)
     return row

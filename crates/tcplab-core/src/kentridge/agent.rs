@@ -11,7 +11,7 @@ use super::platform::{self, Platform};
 pub enum Decision {
     /// Switch to row `row` of the knowledge base.
     Switch { row: usize, reason: String },
-    /// The chosen row's algorithm already runs (same name and parameters).
+    /// The chosen row's algorithm already runs (same name, parameters and options).
     Keep { row: usize, reason: String },
     /// No row fits (none targets the type, or the peer lacks what they need).
     NoAdaptation { reason: String },
@@ -40,6 +40,9 @@ pub fn score(row: &KbRow, expectations: &[String]) -> i64 {
         .map(|e| i64::from(row.advantages.contains(e)) - i64::from(row.shortcomings.contains(e)))
         .sum()
 }
+
+/// What runs now: the algorithm's name and parameters, the options a row turned on.
+pub type Running<'a> = (&'a str, &'a crate::cc::Params, &'a [String]);
 
 /// What the agent knows of the connection besides the pipe type (thesis §4.5.1): the peer's
 /// capabilities, the application's expectations and the platform.
@@ -80,8 +83,8 @@ impl Inputs<'_> {
 /// (expectations, platform penalty); ties go to the earlier row. When every such row has a
 /// cost the platform is constrained on, the first of the broader and default types with
 /// a usable row free of such costs serves instead. `current`: the running algorithm's
-/// name and parameters.
-pub fn decide(kb: &[KbRow], p: PipeType, inputs: &Inputs, current: (&str, &crate::cc::Params)) -> Decision {
+/// name and parameters, and the options a row turned on.
+pub fn decide(kb: &[KbRow], p: PipeType, inputs: &Inputs, current: Running) -> Decision {
     let tried = levels(p);
     let Some((level, rows)) = tried
         .iter()
@@ -136,7 +139,7 @@ pub fn decide(kb: &[KbRow], p: PipeType, inputs: &Inputs, current: (&str, &crate
         p.name(),
         p.rule(),
         best + 1,
-        r.adaptation
+        r.label()
     );
     if via != p {
         reason.push_str(&format!(" (targets {})", via.name()));
@@ -177,7 +180,7 @@ pub fn decide(kb: &[KbRow], p: PipeType, inputs: &Inputs, current: (&str, &crate
             rows.len() - usable.len()
         ));
     }
-    if r.adaptation == current.0 && &r.cc_params == current.1 {
+    if r.adaptation == current.0 && &r.cc_params == current.1 && r.options == current.2 {
         Decision::Keep { row: best, reason }
     } else {
         Decision::Switch { row: best, reason }
@@ -202,7 +205,7 @@ mod tests {
             expectations: e,
             platform: pf,
         };
-        decide(rows, p, &inputs, ("newreno", &none))
+        decide(rows, p, &inputs, ("newreno", &none, &[]))
     }
 
     fn adaptation(rows: &[KbRow], d: &Decision) -> String {
@@ -352,7 +355,7 @@ mod tests {
         let d = pick(&rows, PipeType::LongThin, &[], &none, Some(&battery));
         assert_eq!(
             reason(&d),
-            "pipe long_thin (rule 6): kb row 8 newreno (targets default), platform power = battery passes over kb row 1 sync_tcp (energy_cost)"
+            "pipe long_thin (rule 6): kb row 10 newreno (targets default), platform power = battery passes over kb row 1 sync_tcp (energy_cost)"
         );
         assert!(matches!(d, Decision::Keep { .. }));
         // low memory: no built-in row lists memory_cost, nothing changes

@@ -10,7 +10,13 @@ use serde::{Deserialize, Serialize};
 pub const BUILTIN: &str = include_str!("../../data/kentridge-kb.csv");
 
 /// The capabilities a row may require of the peer.
-pub const CAPABILITIES: &[&str] = &["sack", "timestamps", "ecn", "tcp_ho"];
+pub const CAPABILITIES: &[&str] = &["sack", "timestamps", "ecn", "tcp_ho", "dsack"];
+
+/// The sender responses a row may turn on with its adaptation (the `options` column):
+/// `undo` takes back a window reduction found spurious (`tcp.undo`: Eifel with timestamps,
+/// RFC 3708 with D-SACK), the thesis's §4.2 remedy for reordering. A row with `undo` must
+/// need `timestamps` or `dsack`, without which nothing is found spurious.
+pub const OPTIONS: &[&str] = &["undo"];
 
 /// The columns, in order.
 pub const COLUMNS: &[&str] = &[
@@ -21,6 +27,9 @@ pub const COLUMNS: &[&str] = &[
     "shortcomings",
     "cc_params",
 ];
+
+/// The optional last column (a file without it has no options).
+pub const OPTIONS_COLUMN: &str = "options";
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct KbRow {
@@ -34,11 +43,27 @@ pub struct KbRow {
     pub shortcomings: Vec<String>,
     #[serde(default)]
     pub cc_params: cc::Params,
+    /// Sender responses turned on with the adaptation ([`OPTIONS`]); not written when empty,
+    /// so that knowledge bases without them normalise as before.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<String>,
 }
 
 impl KbRow {
     pub fn targets(&self, p: PipeType) -> bool {
         self.pipe_types.iter().any(|t| t == p.name())
+    }
+
+    pub fn undo(&self) -> bool {
+        self.options.iter().any(|o| o == "undo")
+    }
+
+    /// The adaptation with its options, as the events table names it (`newreno+undo`).
+    pub fn label(&self) -> String {
+        std::iter::once(self.adaptation.as_str())
+            .chain(self.options.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join("+")
     }
 
     /// Check the row against the registry and the vocabularies; the error names the field.
@@ -67,6 +92,22 @@ impl KbRow {
                     CAPABILITIES.join(", ")
                 ));
             }
+        }
+        for o in &self.options {
+            if !OPTIONS.contains(&o.as_str()) {
+                return Err(format!(
+                    "options: {o:?} is not an option; allowed: {}",
+                    OPTIONS.join(", ")
+                ));
+            }
+        }
+        let detects = |c: &str| self.capabilities.iter().any(|x| x == c);
+        if self.undo() && !detects("timestamps") && !detects("dsack") {
+            return Err(format!(
+                "options: \"undo\" with capabilities {:?}; allowed: undo on a row that needs timestamps or dsack \
+                 (without either no retransmission is found spurious)",
+                self.capabilities.join(";")
+            ));
         }
         Ok(())
     }
@@ -126,11 +167,12 @@ fn params(s: &str) -> Result<cc::Params, String> {
 }
 
 /// Parse a knowledge base from CSV text: '#' lines and blank lines are skipped, the first
-/// other line is the header (the columns of [`COLUMNS`], in that order). Errors say the
-/// line, the field, the value and what is allowed.
+/// other line is the header (the columns of [`COLUMNS`], in that order, optionally followed
+/// by [`OPTIONS_COLUMN`]). Errors say the line, the field, the value and what is allowed.
 pub fn parse(text: &str) -> Result<Vec<KbRow>, String> {
     let mut rows = Vec::new();
     let mut header = false;
+    let mut width = COLUMNS.len();
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim();
         if line.is_empty() || line.starts_with('#') {
@@ -139,22 +181,27 @@ pub fn parse(text: &str) -> Result<Vec<KbRow>, String> {
         let at = |e: String| format!("line {}: {e}", i + 1);
         let f = fields(line).map_err(at)?;
         if !header {
-            if f != COLUMNS {
+            let with_options = f.len() == COLUMNS.len() + 1 && f[COLUMNS.len()] == OPTIONS_COLUMN;
+            if f[..f.len().min(COLUMNS.len())] != *COLUMNS || (f.len() != COLUMNS.len() && !with_options) {
                 return Err(at(format!(
-                    "the header must be {:?}, got {:?}",
+                    "the header must be {:?} (optionally followed by \",{OPTIONS_COLUMN}\"), got {:?}",
                     COLUMNS.join(","),
                     line
                 )));
             }
+            width = f.len();
             header = true;
             continue;
         }
-        if f.len() != COLUMNS.len() {
+        if f.len() != width {
             return Err(at(format!(
-                "{} fields, expected {} ({})",
+                "{} fields, expected {width} ({})",
                 f.len(),
-                COLUMNS.len(),
-                COLUMNS.join(",")
+                if width > COLUMNS.len() {
+                    format!("{},{OPTIONS_COLUMN}", COLUMNS.join(","))
+                } else {
+                    COLUMNS.join(",")
+                }
             )));
         }
         let row = KbRow {
@@ -164,6 +211,7 @@ pub fn parse(text: &str) -> Result<Vec<KbRow>, String> {
             advantages: list(&f[3]),
             shortcomings: list(&f[4]),
             cc_params: params(&f[5]).map_err(at)?,
+            options: f.get(6).map(|o| list(o)).unwrap_or_default(),
         };
         row.check().map_err(at)?;
         rows.push(row);
@@ -215,7 +263,19 @@ mod tests {
         assert_eq!(first(PipeType::Default), Some("newreno"));
         // the rows chosen on the benchmark's tuning instances (the CSV's comments)
         assert_eq!(first(PipeType::LongThin), Some("sync_tcp"));
-        assert_eq!(first(PipeType::Reorder), Some("westwood_be"));
+        // reordering: NewReno with undo for a peer that can detect (timestamps, or D-SACK);
+        // Westwood BE for one that cannot
+        let reorder: Vec<_> = rows.iter().filter(|r| r.targets(PipeType::Reorder)).collect();
+        let labels: Vec<_> = reorder.iter().map(|r| (r.label(), r.capabilities.join(";"))).collect();
+        assert_eq!(
+            labels,
+            [
+                ("newreno+undo", "timestamps"),
+                ("newreno+undo", "sack;dsack"),
+                ("westwood_be", "")
+            ]
+            .map(|(a, c)| (a.to_string(), c.to_string()))
+        );
         assert_eq!(first(PipeType::Asymmetry), Some("hybla"));
     }
 
@@ -231,10 +291,10 @@ mod tests {
             e.starts_with("line 2: pipe_types: \"wifi\" is not a pipe type; allowed: default, reorder"),
             "{e}"
         );
-        let e = parse(&format!("{HEAD}reno,lossy,dsack,,,\n")).unwrap_err();
+        let e = parse(&format!("{HEAD}reno,lossy,sctp,,,\n")).unwrap_err();
         assert_eq!(
             e,
-            "line 2: capabilities: \"dsack\" is not a capability; allowed: sack, timestamps, ecn, tcp_ho"
+            "line 2: capabilities: \"sctp\" is not a capability; allowed: sack, timestamps, ecn, tcp_ho, dsack"
         );
         let e = parse(&format!("{HEAD}reno,lossy,,,,beta=0.5\n")).unwrap_err();
         assert!(e.contains("reno has no parameter \"beta\""), "{e}");
@@ -274,5 +334,39 @@ mod tests {
             rows[0].shortcomings,
             vec!["unfair_on_multiple_bottlenecks", "starved_by_loss_based"]
         );
+    }
+
+    #[test]
+    fn an_options_column_turns_undo_on_with_a_row_that_can_detect() {
+        let head = "adaptation,pipe_types,capabilities,advantages,shortcomings,cc_params,options\n";
+        let rows = parse(&format!(
+            "{head}newreno,reorder,timestamps,,,,undo\nreno,reorder,sack;dsack,,,,\n"
+        ))
+        .unwrap();
+        assert!(rows[0].undo() && !rows[1].undo());
+        assert_eq!(
+            (rows[0].label(), rows[1].label()),
+            ("newreno+undo".into(), "reno".into())
+        );
+        // without the column: no options, and the inline form leaves them out when empty
+        let plain = parse(&format!("{HEAD}newreno,reorder,timestamps,,,\n")).unwrap();
+        assert!(plain[0].options.is_empty());
+        let json = serde_json::to_value(&plain[0]).unwrap();
+        assert!(json.get("options").is_none(), "{json}");
+        assert_eq!(
+            serde_json::to_value(&rows[0]).unwrap()["options"],
+            serde_json::json!(["undo"])
+        );
+        let e = parse(&format!("{head}newreno,reorder,,,,,undo\n")).unwrap_err();
+        assert!(
+            e.starts_with("line 2: options: \"undo\" with capabilities \"\"; allowed: undo on a row that needs timestamps or dsack"),
+            "{e}"
+        );
+        let e = parse(&format!("{head}newreno,reorder,timestamps,,,,eifel\n")).unwrap_err();
+        assert_eq!(e, "line 2: options: \"eifel\" is not an option; allowed: undo");
+        let e = parse(&format!("{head}newreno,reorder,timestamps,,,\n")).unwrap_err();
+        assert!(e.starts_with("line 2: 6 fields, expected 7 (adaptation,"), "{e}");
+        let e = parse("adaptation,pipe_types,capabilities,advantages,shortcomings,cc_params,extra\n").unwrap_err();
+        assert!(e.starts_with("line 1: the header must be"), "{e}");
     }
 }

@@ -80,6 +80,9 @@ pub struct KentRidge {
     /// The parameters of the running algorithm (the flow's `cc_params`, then the chosen
     /// row's).
     pub running_params: crate::cc::Params,
+    /// The options the chosen row turned on (`options` of the knowledge base; none before
+    /// the first switch).
+    pub running_options: Vec<String>,
 }
 
 impl KentRidge {
@@ -89,6 +92,7 @@ impl KentRidge {
             events: Vec::new(),
             classifications: 0,
             running_params: cc_params.clone(),
+            running_options: Vec::new(),
         }
     }
 }
@@ -101,6 +105,9 @@ pub fn peer_capabilities(tcp: &crate::scenario::TcpSpec, mobile: bool) -> Vec<&'
     }
     if tcp.timestamps {
         c.push("timestamps");
+    }
+    if tcp.sack && tcp.dsack {
+        c.push("dsack");
     }
     if tcp.ecn {
         c.push("ecn");

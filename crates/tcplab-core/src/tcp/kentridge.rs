@@ -36,7 +36,7 @@ impl Transport {
             detail: format!("{} (rule {}; was {})", pipe.name(), pipe.rule(), old.name()),
         });
         let caps = peer_capabilities(&fl.spec.tcp, fl.spec.handoff.is_some());
-        let current = (fl.sender.cc.name(), &kr.running_params);
+        let current = (fl.sender.cc.name(), &kr.running_params, &kr.running_options[..]);
         let expectations = expectations::for_connection(spec, fl.spec.tcp.dport);
         let inputs = agent::Inputs {
             peer: &caps,
@@ -49,12 +49,18 @@ impl Transport {
             Decision::Keep { reason, .. } => ("kr_keep", reason, None),
             Decision::NoAdaptation { reason } => ("kr_no_adaptation", reason, None),
         };
-        let from = fl.sender.cc.name();
+        let from = std::iter::once(fl.sender.cc.name())
+            .chain(kr.running_options.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join("+");
         let algo = row.map(|r| {
             let r = &spec.kb[r];
             kr.running_params = r.cc_params.clone();
+            kr.running_options = r.options.clone();
+            // A row's `undo` adds to the flow's own `tcp.undo`; leaving the row leaves that.
+            fl.sender.set_undo(fl.spec.tcp.undo || r.undo());
             (
-                r.adaptation.clone(),
+                r.label(),
                 cc::create(&r.adaptation, &r.cc_params).expect("validated knowledge base"),
             )
         });

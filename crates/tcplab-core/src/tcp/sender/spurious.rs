@@ -193,6 +193,13 @@ impl Sender {
         (blocks, dsack)
     }
 
+    /// Turn the undo response on or off (TCP KentRidge's agent, for a knowledge-base row
+    /// with the `undo` option). Detection needs the `spur` box, which a KentRidge flow
+    /// with timestamps or D-SACK has (the row's capabilities ask for one of them).
+    pub(crate) fn set_undo(&mut self, on: bool) {
+        self.cfg.undo = on && self.spur.is_some();
+    }
+
     /// An episode was found spurious: KentRidge's statistics hear of it, and with
     /// `tcp.undo` its reduction is taken back.
     fn spurious_found(&mut self, now: Time, v: Verdict) {
