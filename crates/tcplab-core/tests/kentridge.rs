@@ -435,7 +435,10 @@ fn reordering_is_validated() {
     spec["links"][1]["queue"] = json!({"type": "codel"});
     match api::run(&spec.to_string(), 1) {
         Err(api::Error::Scenario(m)) => {
-            assert!(m.starts_with("links[1].reorder_ab.delay: time -1 is not allowed"), "{m}");
+            assert!(
+                m.starts_with("links[1].reorder_ab.delay: time -1 is not allowed"),
+                "{m}"
+            );
             assert!(!m.contains('\n'));
         }
         other => panic!("{:?}", other.map(|_| ())),
@@ -450,7 +453,10 @@ fn a_reordering_codel_or_fq_codel_direction_holds_back_its_share() {
         spec["links"][1]["queue"] = json!({"type": q});
         let out = api::run(&spec.to_string(), 4).unwrap();
         assert!(out.flows.f64s("delivered_segments")[0] > 5_000.0);
-        assert!(out.flows.f64s("duplicate_segments")[0] > 0.0, "{q}: spurious retransmissions");
+        assert!(
+            out.flows.f64s("duplicate_segments")[0] > 0.0,
+            "{q}: spurious retransmissions"
+        );
         let (held, departures) = (out.links.f64s("reordered"), out.links.f64s("departures"));
         let share = held[2] / departures[2];
         assert!((share - 0.05).abs() < 0.01, "{q}: {held:?} {departures:?}");

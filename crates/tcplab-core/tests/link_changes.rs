@@ -454,7 +454,12 @@ fn a_reordering_link_takes_delay_and_rate_changes_and_accounts_for_every_packet(
     for queue in [json!(50), json!({"type": "codel"}), json!({"type": "fq_codel"})] {
         let s = reordering_spec(queue.clone(), changes.clone());
         let (a, b) = (api::run(&s, 7).unwrap(), api::run(&s, 7).unwrap());
-        for (x, y) in [(&a.flows, &b.flows), (&a.links, &b.links), (&a.events, &b.events), (&a.drops, &b.drops)] {
+        for (x, y) in [
+            (&a.flows, &b.flows),
+            (&a.links, &b.links),
+            (&a.events, &b.events),
+            (&a.drops, &b.drops),
+        ] {
             assert_eq!(x, y, "{queue}: same seed, same tables");
         }
         let l = &a.links;
@@ -473,15 +478,18 @@ fn a_reordering_link_takes_delay_and_rate_changes_and_accounts_for_every_packet(
             // duplicated by holding it back
             assert_eq!(arr[i], dep[i] + dq[i] + dl[i] + dd[i] + sys[i], "{queue}: row {i}");
         }
-        assert_eq!(a.drops.f64s("time").len() as u64, dq.iter().chain(&dl).chain(&dd).sum::<u64>());
+        assert_eq!(
+            a.drops.f64s("time").len() as u64,
+            dq.iter().chain(&dl).chain(&dd).sum::<u64>()
+        );
         let (ab, ba) = (row(&a, "r1", "r2"), row(&a, "r2", "r1"));
         for r in [ab, ba] {
             let share = held[r] as f64 / dep[r] as f64;
             assert!((share - 0.02).abs() < 0.01, "{queue}: {held:?} {dep:?}");
         }
-        for r in 0..held.len() {
+        for (r, &h) in held.iter().enumerate() {
             if r != ab && r != ba {
-                assert_eq!(held[r], 0, "{queue}: not reordering");
+                assert_eq!(h, 0, "{queue}: not reordering");
             }
         }
     }

@@ -37,6 +37,12 @@
 //! transmission) take the new rate from the next transmission, the new delay from the next
 //! transmission end, and stop starting transmissions while down (`"drop"` flushes their
 //! queues).
+//!
+//! Reordering (`net/reorder.rs`): a changing direction that is not scheduled draws when a
+//! packet reaches the far end in order (`Network::link_arrive_changing`), when no change
+//! can move its arrival any more (a scheduled one when the transmission ends, as without
+//! changes); a held-back packet leaves the in-transit FIFO for an event of its own, which
+//! no later change touches, as packets already propagating.
 use super::link::{Hop, LinkDir};
 use super::{DropReason, NetEv};
 use crate::sim::{Fifo, Key, Queue, Time};
@@ -439,8 +445,8 @@ mod tests {
     //! arrival times worked out by hand.
     use super::super::{DropReason, Network, Packet, Route};
     use super::*;
-    use crate::net::{Aqm, LinkDir};
     use crate::net::reorder::Reorder;
+    use crate::net::{Aqm, LinkDir};
     use crate::scenario::{CodelSpec, Discipline, FqCodelSpec, RedSpec};
     use crate::sim::{Ev, Rng};
     use crate::tcp::Kind;
@@ -960,6 +966,32 @@ mod tests {
     }
 
     #[test]
+    fn a_changing_reordering_direction_is_the_plain_one_until_its_first_change() {
+        // as a_changing_direction_is_the_plain_one_until_its_first_change, holding 10 %
+        // back by 3 ms: the same packets held back, the same arrival times. Only arrivals at
+        // the same nanosecond may come in another order: the changing direction schedules a
+        // held-back packet's event at its normal arrival, the plain one at admission
+        let sends: Vec<Time> = (0..3000).map(|k| (k / 5) * 5 * MS + k % 5).collect();
+        let mut plain = network(10 * MS, 0.1, 3);
+        let mut changing = network(10 * MS, 0.1, 3);
+        reorder(&mut plain, 0.1, 3 * MS, 3);
+        reorder(&mut changing, 0.1, 3 * MS, 3);
+        let a = run(&mut plain, &sends, &[]);
+        let b = run(&mut changing, &sends, &[(100_000 * MS, Change::Delay(MS))]);
+        let (mut x, mut y) = (a.clone(), b.clone());
+        x.sort_unstable();
+        y.sort_unstable();
+        assert!(x == y, "the same arrivals");
+        assert!(a.iter().zip(&b).all(|(p, c)| p.0 == c.0), "the same time at each place");
+        let (x, y) = (&plain.links[0], &changing.links[0]);
+        assert!(x.reordered() > 100 && overtaken(&a) > 100);
+        assert_eq!(
+            (x.reordered(), x.drops_queue, x.drops_loss, x.busy_ns),
+            (y.reordered(), y.drops_queue, y.drops_loss, y.busy_ns)
+        );
+    }
+
+    #[test]
     fn a_held_back_packet_is_on_the_wire_and_no_change_recalls_or_moves_it() {
         // every packet held back by 20 ms. Packet 0 (sent at 0) reaches the far end at 11 ms
         // and is held back to 31 ms: an outage from 15 ms (queue dropped) and a delay
@@ -1006,7 +1038,12 @@ mod tests {
                 });
                 net.links[0].manage(Aqm::new(&codel, 8e6, Rng::from_seed(case)));
             }
-            reorder(&mut net, [0.01, 0.2, 0.9][below(3) as usize], (1 + below(20)) * MS, limit);
+            reorder(
+                &mut net,
+                [0.01, 0.2, 0.9][below(3) as usize],
+                (1 + below(20)) * MS,
+                limit,
+            );
             let mut sends: Vec<Time> = (0..below(300)).map(|_| below(200) * MS / 2 + below(3)).collect();
             sends.sort_unstable();
             let mut changes: Vec<(Time, Change)> = (0..1 + below(8))
