@@ -58,6 +58,12 @@ def invariant_violations(res) -> list[str]:
             rhs = rhs + t["drops_down"]
         for i in np.flatnonzero((lhs != rhs).to_numpy()):
             bad.append(f"{table} row {i}: arrivals {lhs.iloc[i]} != departures + drops + in system {rhs.iloc[i]}")
+    if "reordered" in res.links:
+        # a held-back packet is delivered once, or still on its way at the end (never dropped)
+        t = res.links
+        over = t["reordered"] > t["departures"] + t["in_system"]
+        for i in np.flatnonzero(over.to_numpy()):
+            bad.append(f"links row {i}: {t['reordered'].iloc[i]} held back, more than delivered + in system")
     drops = res.drops
     if res.summary["spec"]["sim"].get("drop_trace"):
         # One row per drop the counters count: per link direction by reason, in all with LANs.

@@ -7,8 +7,8 @@ options, UDP sources with rate schedules, the three flow generators in both reco
 TCBI hosts, pcap captures, link changes and time series, TCP KentRidge on flows (`kentridge`:
 period, thresholds, precedence, expectations, port expectations, platform, built-in or inline
 knowledge base; the flows' destination ports, D-SACK and undo among the TCP options) and link
-reordering (`reorder`, `reorder_ab`, `reorder_ba` on links whose direction has no codel or
-fq_codel queue and no link changes, which the validator refuses).
+reordering (`reorder`, `reorder_ab`, `reorder_ba` on any link direction, whatever its queue,
+codel and fq_codel included, and on links with link changes).
 """
 from __future__ import annotations
 
@@ -184,22 +184,19 @@ reorder_models = st.builds(lambda p, d: {"prob": p, "delay": d}, st.sampled_from
                            st.sampled_from(["100us", "2ms", 0.01]))
 
 
-def _scheduled(q) -> bool:
+def scheduled(q) -> bool:
+    """A codel or fq_codel queue (it sends from its own queue)."""
     return isinstance(q, dict) and q.get("type") in ("codel", "fq_codel")
 
 
 @st.composite
 def with_reordering(draw, link: dict) -> dict:
-    """The link, with a reordering model on some of its directions whose queue allows it."""
-    ab = link.get("queue_ab", link.get("queue"))
-    ba = link.get("queue_ba", link.get("queue"))
+    """The link, with a reordering model on some of its directions (any queue)."""
     how = draw(st.sampled_from(["none", "none", "both", "ab", "ba"]))
-    if how == "both" and not _scheduled(ab) and not _scheduled(ba):
+    if how == "both":
         link["reorder"] = draw(reorder_models)
-    elif how == "ab" and not _scheduled(ab):
-        link["reorder_ab"] = draw(reorder_models)
-    elif how == "ba" and not _scheduled(ba):
-        link["reorder_ba"] = draw(reorder_models)
+    elif how in ("ab", "ba"):
+        link[f"reorder_{how}"] = draw(reorder_models)
     return link
 
 
@@ -330,9 +327,7 @@ def generators(draw, hosts: list[str], duration: float) -> list[dict]:
 def link_changes(draw, spec: dict, duration: float) -> list[dict]:
     """Changes of the topology's links (explicit or the dumbbell's) at times within the run:
     delay, rate, queue, loss, and outages (kept or dropped queue) with or without an up."""
-    # Not the ends of a reordering link: the validator refuses changes of those.
-    reordering = {frozenset((l["a"], l["b"])) for l in spec.get("links", []) if reorders(l)}
-    ends = [(l["a"], l["b"]) for l in spec.get("links", []) if frozenset((l["a"], l["b"])) not in reordering]
+    ends = [(l["a"], l["b"]) for l in spec.get("links", [])]
     if "dumbbell" in spec:
         n = spec["dumbbell"]["pairs"]
         ends += [("r1", "r2")] + [(f"s{i}", "r1") for i in range(n)] + [("r2", f"d{i}") for i in range(n)]

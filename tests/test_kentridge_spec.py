@@ -1,6 +1,6 @@
 """The spec side of TCP KentRidge and link reordering: the Python builder's `kentridge` and
-`reorder` arguments, the one-line refusals of reordering where it is not allowed, and the
-memory estimate's share for KentRidge flows."""
+`reorder` arguments, reordering on codel/fq_codel directions and on changed links (refused
+before issue 20, run now), and the memory estimate's share for KentRidge flows."""
 from __future__ import annotations
 
 import copy
@@ -88,18 +88,31 @@ def refused(capsys, tmp_path, spec) -> str:
     return err[len("error: "):].rstrip("\n")
 
 
-@pytest.mark.parametrize("queue, field, given", [
-    ({"type": "codel"}, "reorder", {"reorder": {"prob": 0.1, "delay": 0.005}}),
-    ({"type": "fq_codel"}, "reorder_ab", {"reorder_ab": {"prob": 0.1, "delay": 0.005}}),
+@pytest.mark.parametrize("queue, given", [
+    ({"type": "codel"}, {"reorder": {"prob": 0.1, "delay": 0.005}}),
+    ({"type": "fq_codel"}, {"reorder_ab": {"prob": 0.1, "delay": 0.005}}),
 ])
-def test_reordering_on_a_codel_or_fq_codel_queue_is_one_line_saying_what_is_allowed(capsys, tmp_path, queue,
-                                                                                   field, given):
+def test_reordering_on_a_codel_or_fq_codel_queue_runs(capsys, tmp_path, queue, given):
+    # refused before issue 20: the scheduled queue holds packets back when it hands them to the wire
     spec = chain(queue=queue, **given).flow(src="a", dst="b").to_dict()
-    msg = refused(capsys, tmp_path, spec)
-    kind = queue["type"]
-    assert msg == (f"links[1].{field}: {{prob = 0.1, delay = 0.005}} is not allowed with the {kind} queue of "
-                   f"direction ab ({kind} sends from its own queue); allowed: reordering on a direction with a "
-                   "droptail or red queue (or a queue size)")
+    path = tmp_path / "s.toml"
+    path.write_text(to_toml(spec))
+    status, stdout, err = main(capsys, "run", path, "--out", tmp_path / "out")
+    assert status == 0, (stdout, err)
+    r = tcplab.run(spec, seed=1)
+    held, departures = r.links["reordered"], r.links["departures"]
+    assert abs(held.iloc[2] / departures.iloc[2] - 0.1) < 0.03  # r -> b: the data
+    if "reorder" in given:
+        assert held.iloc[3] > 0  # b -> r, the ACKs, on the other direction's codel too
+    else:
+        assert held.iloc[3] == 0
+    assert held.iloc[0] == held.iloc[1] == 0
+    assert_frame_equal(r.links, tcplab.run(spec, seed=1).links)
+
+
+def test_a_bad_reordering_model_on_a_codel_queue_is_still_one_line(capsys, tmp_path):
+    spec = chain(queue={"type": "codel"}, reorder={"prob": 0, "delay": 0.005}).flow(src="a", dst="b").to_dict()
+    assert refused(capsys, tmp_path, spec) == "links[1].reorder.prob: 0 is not allowed; must be in (0, 1)"
 
 
 def test_reordering_on_the_other_direction_of_a_codel_link_runs():
@@ -109,15 +122,21 @@ def test_reordering_on_the_other_direction_of_a_codel_link_runs():
     assert r.links["reordered"].iloc[2] == 0
 
 
-def test_changes_of_a_reordering_link_are_one_line_saying_what_is_allowed(capsys, tmp_path):
-    spec = chain(reorder_ba=(0.1, "2ms")).flow(src="a", dst="b").link_change("r-b", at=1, delay="20ms").to_dict()
-    msg = refused(capsys, tmp_path, spec)
-    assert msg == ("link_changes[0]: a change of the link r-b is not allowed: it has a reordering model (reorder), "
-                   "and a link with scheduled changes cannot reorder; allowed: changes of links without reorder, "
-                   "reorder_ab or reorder_ba")
-    # changes of the other link are allowed
-    spec["link_changes"][0]["link"] = "a-r"
-    assert tcplab.run(spec, seed=1).links["reordered"].iloc[3] > 0
+@pytest.mark.parametrize("queue", [100, {"type": "codel"}])
+def test_changes_of_a_reordering_link_run(queue):
+    # refused before issue 20: a delay change, a rate change and an outage of a link holding
+    # packets back in both directions
+    spec = (chain(queue=queue, reorder=(0.1, "2ms")).flow(src="a", dst="b")
+            .link_change("r-b", at=1, delay="20ms").link_change("r-b", at=1.5, rate="5Mbps")
+            .link_change("r-b", at=2, state="down", queued="keep").link_change("r-b", at=2.2, state="up")
+            .to_dict())
+    r = tcplab.run(spec, seed=1)
+    links = r.links
+    assert (links["reordered"].iloc[2:] > 0).all() and (links["reordered"].iloc[:2] == 0).all()
+    lost = links["drops_queue"] + links["drops_loss"] + links["drops_down"]
+    assert (links["arrivals"] == links["departures"] + lost + links["in_system"]).all()
+    assert set(r.events["event"]) >= {"link_delay", "link_rate", "link_down", "link_up"}
+    assert_frame_equal(links, tcplab.run(spec, seed=1).links)
 
 
 # ------------------------------------------------------------------ memory

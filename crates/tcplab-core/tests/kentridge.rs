@@ -488,14 +488,39 @@ fn reordering_is_validated() {
         run(json!({"prob": 0.1, "delay": 1, "jitter": 2})),
         "links[1].reorder_ab.jitter: unknown field; allowed: prob, delay"
     );
-    let mut spec: Value = serde_json::from_str(&reordering(json!({"prob": 0.1, "delay": 0.005}), true)).unwrap();
+    // a bad model is refused on a codel direction as on any other
+    let mut spec: Value = serde_json::from_str(&reordering(json!({"prob": 0.1, "delay": -1}), true)).unwrap();
     spec["links"][1]["queue"] = json!({"type": "codel"});
     match api::run(&spec.to_string(), 1) {
-        Err(api::Error::Scenario(m)) => assert!(
-            m.starts_with("links[1].reorder_ab: {prob = 0.1, delay = 0.005} is not allowed with the codel queue"),
-            "{m}"
-        ),
+        Err(api::Error::Scenario(m)) => {
+            assert!(
+                m.starts_with("links[1].reorder_ab.delay: time -1 is not allowed"),
+                "{m}"
+            );
+            assert!(!m.contains('\n'));
+        }
         other => panic!("{:?}", other.map(|_| ())),
+    }
+}
+
+#[test]
+fn a_reordering_codel_or_fq_codel_direction_holds_back_its_share() {
+    // refused before issue 20; the scheduled queue draws when a transmission ends
+    for q in ["codel", "fq_codel"] {
+        let mut spec: Value = serde_json::from_str(&reordering(json!({"prob": 0.05, "delay": "3ms"}), true)).unwrap();
+        spec["links"][1]["queue"] = json!({"type": q});
+        let out = api::run(&spec.to_string(), 4).unwrap();
+        assert!(out.flows.f64s("delivered_segments")[0] > 5_000.0);
+        assert!(
+            out.flows.f64s("duplicate_segments")[0] > 0.0,
+            "{q}: spurious retransmissions"
+        );
+        let (held, departures) = (out.links.f64s("reordered"), out.links.f64s("departures"));
+        let share = held[2] / departures[2];
+        assert!((share - 0.05).abs() < 0.01, "{q}: {held:?} {departures:?}");
+        assert_eq!((held[0], held[1], held[3]), (0.0, 0.0, 0.0));
+        let again = api::run(&spec.to_string(), 4).unwrap();
+        assert_eq!((&out.links, &out.flows), (&again.links, &again.flows), "{q}");
     }
 }
 

@@ -37,6 +37,12 @@
 //! transmission) take the new rate from the next transmission, the new delay from the next
 //! transmission end, and stop starting transmissions while down (`"drop"` flushes their
 //! queues).
+//!
+//! Reordering (`net/reorder.rs`): a changing direction that is not scheduled draws when a
+//! packet reaches the far end in order (`Network::link_arrive_changing`), when no change
+//! can move its arrival any more (a scheduled one when the transmission ends, as without
+//! changes); a held-back packet leaves the in-transit FIFO for an event of its own, which
+//! no later change touches, as packets already propagating.
 use super::link::{Hop, LinkDir};
 use super::{DropReason, NetEv};
 use crate::sim::{Fifo, Key, Queue, Time};
@@ -439,8 +445,9 @@ mod tests {
     //! arrival times worked out by hand.
     use super::super::{DropReason, Network, Packet, Route};
     use super::*;
+    use crate::net::reorder::Reorder;
     use crate::net::{Aqm, LinkDir};
-    use crate::scenario::{CodelSpec, Discipline, RedSpec};
+    use crate::scenario::{CodelSpec, Discipline, FqCodelSpec, RedSpec};
     use crate::sim::{Ev, Rng};
     use crate::tcp::Kind;
 
@@ -793,5 +800,278 @@ mod tests {
         let out = run(&mut net, &[0; 4], &[(MS / 2, Change::Down { keep: false })]);
         assert_eq!(out, vec![(11 * MS, 0)]);
         assert_eq!(down_drops(&net), 3);
+    }
+
+    // Reordering (`net/reorder.rs`) on the directions that hand packets to the wire
+    // themselves: scheduled (codel, fq_codel) and changing ones.
+
+    /// Hold back packets of direction 0 with probability `prob` by `delay`, on a droptail
+    /// discipline of limit `limit` if it has none (as the network's builder does).
+    fn reorder(net: &mut Network, prob: f64, delay: Time, limit: u32) {
+        if net.links[0].aqm().is_none() {
+            let d = Discipline::Droptail { limit };
+            net.links[0].manage(Aqm::new(&d, 8e6, Rng::from_seed(0)));
+        }
+        net.links[0].set_reorder(Reorder::new(prob, delay, Rng::from_seed(9)));
+    }
+
+    /// The arrivals of packets sent before one that arrived earlier (the packets overtaken).
+    fn overtaken(out: &[(Time, u64)]) -> u64 {
+        let mut max = None;
+        out.iter()
+            .filter(|&&(_, s)| {
+                let behind = max.is_some_and(|m| s < m);
+                max = max.max(Some(s));
+                behind
+            })
+            .count() as u64
+    }
+
+    /// Every packet of `out` once (none duplicated).
+    fn once(out: &[(Time, u64)]) -> bool {
+        let mut seqs: Vec<u64> = out.iter().map(|x| x.1).collect();
+        seqs.sort_unstable();
+        seqs.windows(2).all(|w| w[0] < w[1])
+    }
+
+    fn codel() -> Discipline {
+        Discipline::Codel(CodelSpec {
+            limit: 100,
+            target: 0.005,
+            interval: 0.1,
+            ecn: false,
+        })
+    }
+
+    fn fq_codel() -> Discipline {
+        Discipline::FqCodel(FqCodelSpec {
+            limit: 100,
+            target: 0.005,
+            interval: 0.1,
+            ecn: false,
+            flows: 1024,
+            quantum: 1514,
+        })
+    }
+
+    #[test]
+    fn a_codel_direction_holds_packets_back_when_their_transmission_ends() {
+        // a packet every 2 ms, sent in 1 ms: nothing waits, CoDel drops nothing; packet k
+        // arrives at 2k + 11 ms, or 20 ms later if held back, and each held-back packet is
+        // overtaken by the ones sent in the 20 ms after it
+        let sends = every(5000, 2 * MS);
+        for disc in [codel(), fq_codel()] {
+            let make = |prob: Option<f64>| {
+                let mut net = network(10 * MS, 0.0, 100);
+                net.links[0].manage(Aqm::new(&disc, 8e6, Rng::from_seed(2)));
+                if let Some(p) = prob {
+                    reorder(&mut net, p, 20 * MS, 100);
+                }
+                net
+            };
+            let mut net = make(Some(0.1));
+            let out = run(&mut net, &sends, &[]);
+            let held = net.links[0].reordered();
+            assert_eq!(out.len(), 5000);
+            assert!(once(&out));
+            let late = out.iter().filter(|&&(t, s)| t == (2 * s + 31) * MS).count() as u64;
+            assert!(out
+                .iter()
+                .all(|&(t, s)| t == (2 * s + 11) * MS || t == (2 * s + 31) * MS));
+            assert_eq!((late, overtaken(&out)), (held, held));
+            // 10 % within 5 standard deviations (sd 21.2)
+            assert!((held as f64 - 500.0).abs() < 106.0, "{held}");
+            // prob 0: the run without reordering
+            let (mut a, mut b) = (make(None), make(Some(0.0)));
+            let (x, y) = (run(&mut a, &sends, &[]), run(&mut b, &sends, &[]));
+            assert_eq!(x, y);
+            assert_eq!((overtaken(&y), b.links[0].reordered()), (0, 0));
+            assert_eq!(
+                (a.links[0].busy_ns, a.links[0].delivered),
+                (b.links[0].busy_ns, b.links[0].delivered)
+            );
+        }
+    }
+
+    #[test]
+    fn a_congested_codel_direction_reorders_after_its_own_drops() {
+        // bursts of 40 every 20 ms at 1 ms per packet: CoDel drops; the held-back packets
+        // are among those it sent, each delivered once
+        let sends: Vec<Time> = (0..4000).map(|k| (k / 40) * 20 * MS).collect();
+        for disc in [codel(), fq_codel()] {
+            let mut net = network(10 * MS, 0.05, 100);
+            net.links[0].manage(Aqm::new(&disc, 8e6, Rng::from_seed(2)));
+            reorder(&mut net, 0.1, 5 * MS, 100);
+            let out = run(&mut net, &sends, &[]);
+            let l = &net.links[0];
+            assert!(l.aqm().unwrap().drops_aqm > 0 && l.drops_loss > 0);
+            assert!(once(&out));
+            assert_eq!(out.len() as u64, l.delivered);
+            assert_eq!(sends.len() as u64, l.delivered + l.drops_queue + l.drops_loss);
+            assert!(l.reordered() > 0 && overtaken(&out) > 0);
+            assert!(overtaken(&out) <= l.reordered());
+        }
+    }
+
+    /// A packet every 2 ms for 10 s on direction 0 (10 ms, 5 % loss, limit 100) holding 10 %
+    /// back by 20 ms, on `disc` (droptail if none), with a delay increase at 3 s, a rate
+    /// halved at 5 s (the queue then grows), a delay decrease at 7 s.
+    fn reordering_across_changes(disc: Option<&Discipline>) -> (Vec<(Time, u64)>, Network) {
+        let mut net = network(10 * MS, 0.05, 100);
+        if let Some(d) = disc {
+            net.links[0].manage(Aqm::new(d, 8e6, Rng::from_seed(2)));
+        }
+        reorder(&mut net, 0.1, 20 * MS, 100);
+        let changes = [
+            (3000 * MS, Change::Delay(30 * MS)),
+            (5000 * MS, Change::Rate(3e6)),
+            (7000 * MS, Change::Delay(5 * MS)),
+        ];
+        let out = run(&mut net, &every(5000, 2 * MS), &changes);
+        (out, net)
+    }
+
+    #[test]
+    fn a_changing_direction_holds_packets_back_at_their_arrival_and_loses_none() {
+        for disc in [None, Some(codel())] {
+            let (out, net) = reordering_across_changes(disc.as_ref());
+            let l = &net.links[0];
+            // sent = delivered + dropped (the run also checks conservation and that every
+            // packet was delivered or freed), each delivered once
+            assert_eq!(out.len() as u64, l.delivered);
+            assert_eq!(5000, l.delivered + l.drops_queue + l.drops_loss);
+            assert!(l.drops_queue > 0 && l.drops_loss > 0, "the slower rate fills the queue");
+            assert!(once(&out));
+            // reordered, every held-back packet overtaken (the 20 ms carry 10 packets)
+            assert!(l.reordered() > 300, "{}", l.reordered());
+            assert_eq!(overtaken(&out), l.reordered());
+            // without the held-back ones, the order is kept across the changes
+            let mut kept = out.clone();
+            let mut max = 0;
+            kept.retain(|&(_, s)| {
+                let keep = s >= max;
+                max = max.max(s);
+                keep
+            });
+            assert_eq!(kept.len() as u64 + l.reordered(), out.len() as u64);
+            // the same seed, the same run
+            let (again, net2) = reordering_across_changes(disc.as_ref());
+            assert_eq!(out, again);
+            let m = &net2.links[0];
+            assert_eq!(
+                (l.reordered(), l.drops_queue, l.drops_loss, l.busy_ns),
+                (m.reordered(), m.drops_queue, m.drops_loss, m.busy_ns)
+            );
+        }
+    }
+
+    #[test]
+    fn a_changing_reordering_direction_is_the_plain_one_until_its_first_change() {
+        // as a_changing_direction_is_the_plain_one_until_its_first_change, holding 10 %
+        // back by 3 ms: the same packets held back, the same arrival times. Only arrivals at
+        // the same nanosecond may come in another order: the changing direction schedules a
+        // held-back packet's event at its normal arrival, the plain one at admission
+        let sends: Vec<Time> = (0..3000).map(|k| (k / 5) * 5 * MS + k % 5).collect();
+        let mut plain = network(10 * MS, 0.1, 3);
+        let mut changing = network(10 * MS, 0.1, 3);
+        reorder(&mut plain, 0.1, 3 * MS, 3);
+        reorder(&mut changing, 0.1, 3 * MS, 3);
+        let a = run(&mut plain, &sends, &[]);
+        let b = run(&mut changing, &sends, &[(100_000 * MS, Change::Delay(MS))]);
+        let (mut x, mut y) = (a.clone(), b.clone());
+        x.sort_unstable();
+        y.sort_unstable();
+        assert!(x == y, "the same arrivals");
+        assert!(a.iter().zip(&b).all(|(p, c)| p.0 == c.0), "the same time at each place");
+        let (x, y) = (&plain.links[0], &changing.links[0]);
+        assert!(x.reordered() > 100 && overtaken(&a) > 100);
+        assert_eq!(
+            (x.reordered(), x.drops_queue, x.drops_loss, x.busy_ns),
+            (y.reordered(), y.drops_queue, y.drops_loss, y.busy_ns)
+        );
+    }
+
+    #[test]
+    fn a_held_back_packet_is_on_the_wire_and_no_change_recalls_or_moves_it() {
+        // every packet held back by 20 ms. Packet 0 (sent at 0) reaches the far end at 11 ms
+        // and is held back to 31 ms: an outage from 15 ms (queue dropped) and a delay
+        // change at 16 ms leave it there. Packet 1, sent at 20 ms while down, is dropped;
+        // packet 2 (50 ms, up at 40 ms) takes the new 5 ms: 56, held back to 76 ms.
+        for disc in [None, Some(codel())] {
+            let mut net = network(10 * MS, 0.0, 100);
+            if let Some(d) = &disc {
+                net.links[0].manage(Aqm::new(d, 8e6, Rng::from_seed(2)));
+            }
+            reorder(&mut net, 1.0, 20 * MS, 100);
+            let out = run(
+                &mut net,
+                &[0, 20 * MS, 50 * MS],
+                &[
+                    (15 * MS, Change::Down { keep: false }),
+                    (16 * MS, Change::Delay(5 * MS)),
+                    (40 * MS, Change::Up),
+                ],
+            );
+            assert_eq!(out, vec![(31 * MS, 0), (76 * MS, 2)]);
+            assert_eq!(down_drops(&net), 1);
+            assert_eq!(net.links[0].reordered(), 2);
+        }
+    }
+
+    #[test]
+    fn random_changes_of_a_reordering_direction_account_for_every_packet() {
+        // as random_changes_keep_the_order_and_account_for_every_packet, holding packets
+        // back: every packet delivered once or dropped, and every packet that came out of
+        // order was held back
+        let mut r = Rng::from_seed(43);
+        let mut below = |n: u64| r.next_u64() % n;
+        for case in 0..300 {
+            let loss = if below(3) == 0 { 0.1 } else { 0.0 };
+            let limit = 1 + below(30) as u32;
+            let mut net = network(below(20) * MS, loss, limit);
+            if case % 3 == 0 {
+                let codel = Discipline::Codel(CodelSpec {
+                    limit,
+                    target: 0.002,
+                    interval: 0.02,
+                    ecn: false,
+                });
+                net.links[0].manage(Aqm::new(&codel, 8e6, Rng::from_seed(case)));
+            }
+            reorder(
+                &mut net,
+                [0.01, 0.2, 0.9][below(3) as usize],
+                (1 + below(20)) * MS,
+                limit,
+            );
+            let mut sends: Vec<Time> = (0..below(300)).map(|_| below(200) * MS / 2 + below(3)).collect();
+            sends.sort_unstable();
+            let mut changes: Vec<(Time, Change)> = (0..1 + below(8))
+                .map(|_| {
+                    let c = match below(7) {
+                        0 => Change::Delay(below(30) * MS),
+                        1 => Change::Rate([1e6, 4e6, 8e6, 32e6][below(4) as usize]),
+                        2 => Change::Queue(1 + below(20) as u32),
+                        3 => Change::Loss([0.0, 0.2][below(2) as usize]),
+                        4 => Change::Down { keep: below(2) == 0 },
+                        _ => Change::Up,
+                    };
+                    (below(100) * MS + below(2) * MS / 3, c)
+                })
+                .collect();
+            changes.sort_by_key(|c| c.0);
+            changes.push((200 * MS, Change::Up));
+            let out = run(&mut net, &sends, &changes);
+            let l = &net.links[0];
+            let down = l.changing().unwrap().drops_down;
+            assert!(once(&out), "case {case}");
+            assert_eq!(
+                sends.len() as u64,
+                out.len() as u64 + l.drops_queue + l.drops_loss + down,
+                "case {case}"
+            );
+            assert!(overtaken(&out) <= l.reordered(), "case {case}");
+            assert!(l.reordered() <= out.len() as u64, "case {case}");
+        }
     }
 }

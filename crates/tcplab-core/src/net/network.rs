@@ -485,15 +485,21 @@ impl Network {
         let (done, arrives, next) = l.sched_tx_end(now, &mut dropped);
         match arrives {
             Some(at) => {
-                let key = q.key(at);
-                let pkt = self.pool.get(done);
-                let path = Hop {
-                    at: pkt.at,
-                    size: pkt.size,
-                };
-                let l = &mut self.links[hop as usize];
-                if l.push_transit(key, done, path) {
-                    q.schedule_key(key, NetEv::LinkArrive(hop, done));
+                if let Some(late) = l.held_back(at) {
+                    // handed to the wire after the discipline's drops and the loss draw:
+                    // held back, an event of its own, off the FIFO (as in `offer_managed`)
+                    q.at(late, NetEv::Arrive(done));
+                } else {
+                    let key = q.key(at);
+                    let pkt = self.pool.get(done);
+                    let path = Hop {
+                        at: pkt.at,
+                        size: pkt.size,
+                    };
+                    let l = &mut self.links[hop as usize];
+                    if l.push_transit(key, done, path) {
+                        q.schedule_key(key, NetEv::LinkArrive(hop, done));
+                    }
                 }
             }
             None => self.drop_packet(now, hop, done, DropReason::Loss),
@@ -569,6 +575,13 @@ impl Network {
         }
         if let (_, Some((key, next))) = link.pop_transit(p) {
             q.schedule_key(key, NetEv::LinkArriveC(l, next));
+        }
+        if let Some(late) = link.held_back(now) {
+            // its normal arrival, which no change can move any more: held back, it leaves
+            // the FIFO for an event of its own (as in `offer_managed`), and no later change
+            // touches it
+            q.at(late, NetEv::Arrive(p));
+            return None;
         }
         Some(self.arrive(now, p, q))
     }

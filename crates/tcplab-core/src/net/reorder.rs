@@ -4,6 +4,14 @@
 //! come from the direction's own stream (`link:a:b:dir:reorder`): adding reordering to a
 //! link changes no other draw. A reordering direction runs on the managed path (as a
 //! droptail discipline when it has none), so plain links keep their fast path.
+//!
+//! A packet is drawn for when its arrival time is fixed, and a held-back one gets a
+//! `NetEv::Arrive` of its own, off the direction's in-order transit list (`net/network.rs`):
+//! droptail/red directions draw at admission (`offer_managed`), codel/fq_codel when the
+//! transmission ends (`link_tx_end`, after their drops and the loss draw), directions with
+//! `[[link_changes]]` at the packet's in-order arrival (`link_arrive_changing`), which no
+//! change moves any more. Once held back a packet is on the wire: no outage or delay
+//! change recalls or moves it (docs/kentridge.md, "Link reordering").
 use crate::sim::{Rng, Time};
 
 pub struct Reorder {

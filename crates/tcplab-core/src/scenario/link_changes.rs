@@ -154,17 +154,6 @@ fn normalise_one(
 ) -> Result<LinkChangeSpec, SpecError> {
     let p = format!("link_changes[{i}]");
     let (a, b) = ends(&p, c, links, lans)?;
-    if let Some(l) = find_link(links, &a, &b).filter(|l| l.reorder_ab.is_some() || l.reorder_ba.is_some()) {
-        return err(
-            &p,
-            format!(
-                "a change of the link {}-{} is not allowed: it has a reordering model (reorder), and a \
-                 link with scheduled changes cannot reorder; allowed: changes of links without \
-                 reorder, reorder_ab or reorder_ba",
-                l.a, l.b
-            ),
-        );
-    }
     let direction = match &c.direction {
         Some(d) => one_of(&format!("{p}.direction"), d, DIRECTIONS)?,
         None => "both".to_string(),

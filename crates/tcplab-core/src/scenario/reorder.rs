@@ -1,9 +1,7 @@
 //! A link's reordering model (`reorder`, `reorder_ab`, `reorder_ba`): a table
 //! `{prob = p, delay = t}`, each admitted packet held back by `t` with probability `p`
-//! (`net/reorder.rs`). Not with a scheduled queue (codel, fq_codel, which send from their
-//! own queue) nor on a link with `[[link_changes]]` (docs/kentridge.md, "Link reordering",
-//! says why); both are refused in one line saying what is allowed (`topology.rs`,
-//! `link_changes.rs`).
+//! (`net/reorder.rs`), on any queue (codel and fq_codel included) and on links with
+//! `[[link_changes]]` (docs/kentridge.md, "Link reordering", says where each draws).
 use super::limits::{err, num, time_pos};
 use super::SpecError;
 use serde::{Deserialize, Serialize};

@@ -3,7 +3,7 @@
 use super::addresses::parse_ipv4;
 use super::components::Components;
 use super::limits::{err, name, num, prob, rate_pos, time_nonneg, MAX_TIME};
-use super::queue::{queue_field, Discipline, QueueSpec};
+use super::queue::{queue_field, QueueSpec};
 use super::reorder::{reorder_field, ReorderSpec};
 use super::sharing::{tcbi_options, TcbiSpec};
 use super::{LanSpec, Spec, SpecError, TcpSpec};
@@ -233,34 +233,6 @@ pub(super) fn normalise_link(i: usize, l: &RawLink, index: &HashMap<String, usiz
         Some(v) => Some(reorder_field(&format!("{p}.reorder_ba"), v)?),
         None => reorder,
     };
-    let dirs = [
-        ("ab", &reorder_ab, &queue_ab, l.reorder_ab.is_some()),
-        ("ba", &reorder_ba, &queue_ba, l.reorder_ba.is_some()),
-    ];
-    for (dir, r, q, own) in dirs {
-        if let (Some(r), QueueSpec::Managed(d)) = (r, q) {
-            if matches!(d, Discipline::Codel(_) | Discipline::FqCodel(_)) {
-                // The field that gave this direction its reordering model.
-                let field = if own {
-                    format!("reorder_{dir}")
-                } else {
-                    "reorder".to_string()
-                };
-                return err(
-                    &format!("{p}.{field}"),
-                    format!(
-                        "{{prob = {}, delay = {}}} is not allowed with the {} queue of direction {dir} \
-                         ({} sends from its own queue); allowed: reordering on a direction with a \
-                         droptail or red queue (or a queue size)",
-                        r.prob,
-                        r.delay,
-                        d.name(),
-                        d.name()
-                    ),
-                );
-            }
-        }
-    }
     Ok(LinkSpec {
         reorder_ab,
         reorder_ba,
