@@ -128,7 +128,9 @@ def kb_rows(draw) -> list[dict]:
             row["shortcomings"] = draw(st.lists(st.sampled_from(KB_TERMS + PLATFORM_COSTS), min_size=1, max_size=2,
                                                 unique=True))
         if draw(st.integers(0, 3)) == 0:
-            row["capabilities"] = [draw(st.sampled_from(["sack", "timestamps", "ecn"]))]
+            row["capabilities"] = [draw(st.sampled_from(["sack", "timestamps", "ecn", "dsack"]))]
+            if row["capabilities"][0] in ("timestamps", "dsack") and draw(st.booleans()):
+                row["options"] = ["undo"]  # a row that can detect may turn undo on
         rows.append(row)
     return rows
 
