@@ -248,9 +248,13 @@ impl Stats {
     }
 
     /// pre/post_transmit_handler: a segment is sent again (new data is counted by the
-    /// sender's own `segments_sent`, so the per-packet path has no slot).
-    pub fn on_retransmit(&mut self) {
+    /// sender's own `segments_sent`, so the per-packet path has no slot). Each
+    /// retransmission fills a hole the cumulative ACK may jump over, not only the first of
+    /// a recovery (NewReno's retransmissions on partial ACKs, SACK's later holes): the rate
+    /// samples wait for the ACK to pass what had been sent by then.
+    pub fn on_retransmit(&mut self, snd_max: u64) {
         self.retransmits += 1;
+        self.rate_hold = self.rate_hold.max(snd_max);
     }
 
     /// flags_handler: an ECN-Echo reduced the window (a congestion signal without loss:

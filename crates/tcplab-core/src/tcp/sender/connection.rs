@@ -108,7 +108,7 @@ impl Sender {
         if retransmission {
             self.stats.retransmits += 1;
             if let Some(k) = self.kr.as_deref_mut() {
-                k.on_retransmit();
+                k.on_retransmit(self.snd_max);
             }
             if let Some(sp) = self.spur.as_deref_mut() {
                 sp.on_retransmit(seq);
