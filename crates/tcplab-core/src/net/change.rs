@@ -133,9 +133,13 @@ impl LinkDir {
             return;
         }
         let mut ch = Changing::default();
-        if self.aqm.is_none() {
-            ch.limit = self.limit;
-            self.limit = 0;
+        match self.aqm.as_deref_mut() {
+            None => {
+                ch.limit = self.limit;
+                self.limit = 0;
+            }
+            // the changing path decides (`Network::offer_changing`)
+            Some(a) => a.plain_droptail = false,
         }
         self.change = Some(Box::new(ch));
     }

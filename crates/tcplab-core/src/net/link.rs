@@ -139,8 +139,9 @@ impl LinkDir {
     }
 
     /// Put the queue under discipline `aqm` (its limit replaces the DropTail limit).
-    pub fn manage(&mut self, aqm: Aqm) {
+    pub fn manage(&mut self, mut aqm: Aqm) {
         self.limit = 0;
+        aqm.plain_droptail &= self.change.is_none();
         self.aqm = Some(Box::new(aqm));
     }
 
@@ -152,6 +153,7 @@ impl LinkDir {
     pub fn set_reorder(&mut self, r: super::reorder::Reorder) {
         if let Some(a) = self.aqm.as_deref_mut() {
             a.reorder = Some(r);
+            a.plain_droptail = false;
         }
     }
 
@@ -236,21 +238,43 @@ impl LinkDir {
     #[inline(always)]
     pub fn enqueue(&mut self, now: Time, bytes: u32) -> Enqueue {
         self.arrivals += 1;
-        if self.occupancy(now) >= self.limit as usize {
-            return self.full();
+        let occupancy = self.occupancy(now);
+        if occupancy >= self.limit as usize {
+            return self.full(now, bytes, occupancy);
         }
         self.admit(now, bytes)
     }
 
-    /// The DropTail test failed: the queue is full, or the link is managed.
+    /// The DropTail test failed: the queue is full, or the link is managed (`occupancy`:
+    /// packets in the system at `now`). A managed droptail direction without extras
+    /// ([`Aqm::plain_droptail`]) is decided here, as on the plain path.
     #[cold]
     #[inline(never)]
-    fn full(&mut self) -> Enqueue {
+    fn full(&mut self, now: Time, bytes: u32, occupancy: usize) -> Enqueue {
+        if self.aqm.as_deref().is_some_and(|a| a.plain_droptail) {
+            return self.droptail(now, bytes, occupancy);
+        }
         if self.aqm.is_some() || self.change.is_some() {
             return Enqueue::Managed;
         }
         self.drops_queue += 1;
         Enqueue::QueueDrop
+    }
+
+    /// A managed droptail direction without reordering or changes: what
+    /// [`LinkDir::managed_verdict`] and [`LinkDir::admit`] do, without the verdict (a
+    /// queue drop is counted in `drops_queue` and is not the discipline's own).
+    #[inline(always)]
+    fn droptail(&mut self, now: Time, bytes: u32, occupancy: usize) -> Enqueue {
+        let Some(aqm) = self.aqm.as_deref_mut() else {
+            unreachable!("a managed link")
+        };
+        if occupancy >= aqm.limit as usize {
+            self.drops_queue += 1;
+            return Enqueue::QueueDrop;
+        }
+        aqm.stats.record(self.busy_until.saturating_sub(now));
+        self.admit(now, bytes)
     }
 
     /// A packet of `bytes` accepted at `now` is sent after the packets before it: when its

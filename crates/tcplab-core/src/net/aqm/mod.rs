@@ -85,6 +85,9 @@ pub struct Aqm {
     pub scratch: Vec<Item>,
     /// The direction's reordering model, if any (`net/reorder.rs`).
     pub reorder: Option<super::reorder::Reorder>,
+    /// Droptail without reordering on a direction without changes: decided in
+    /// `LinkDir::enqueue`'s full branch, as on the plain path, plus the wait recorded.
+    pub plain_droptail: bool,
 }
 
 impl Aqm {
@@ -108,6 +111,7 @@ impl Aqm {
                 current: None,
             },
         };
+        let plain_droptail = matches!(kind, Kind::DropTail);
         Aqm {
             name: d.name(),
             limit: d.limit(),
@@ -118,6 +122,7 @@ impl Aqm {
             rng,
             scratch: Vec::new(),
             reorder: None,
+            plain_droptail,
         }
     }
 
