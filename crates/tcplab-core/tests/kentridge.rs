@@ -239,6 +239,18 @@ fn bad_kentridge_input_names_the_field_the_value_and_what_is_allowed() {
         e.starts_with("flows[0].kentridge.kb: cannot read \"/nonexistent/kb.csv\""),
         "{e}"
     );
+    // a misspelt column is refused, not dropped
+    let e = run(
+        json!({"kb": [{"adaptation": "newreno", "pipe_types": ["reorder"], "capabilities": ["timestamps"],
+                               "option": ["undo"]}]}),
+    );
+    assert!(
+        e.starts_with("flows[0].kentridge.kb[0]: unknown field `option`, expected one of")
+            && e.ends_with(
+                "; a row has adaptation, pipe_types, capabilities, advantages, shortcomings, cc_params, options"
+            ),
+        "{e}"
+    );
     let e = run(json!({"kb": [{"adaptation": "reno", "pipe_types": ["wifi"]}]}));
     assert!(
         e.starts_with("flows[0].kentridge.kb[0]: pipe_types: \"wifi\" is not a pipe type; allowed: default"),

@@ -32,6 +32,7 @@ pub const COLUMNS: &[&str] = &[
 pub const OPTIONS_COLUMN: &str = "options";
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct KbRow {
     pub adaptation: String,
     pub pipe_types: Vec<String>,

@@ -714,6 +714,28 @@ mod tests {
         assert_eq!(net.links[0].busy_ns, 4 * MS);
     }
 
+    /// Up to 300 sends in [0, 100] ms and 1–8 changes of every kind in [0, 100] ms, in time
+    /// order, drawn with `below(n)` (uniform in 0..n).
+    fn random_sends_and_changes(below: &mut impl FnMut(u64) -> u64) -> (Vec<Time>, Vec<(Time, Change)>) {
+        let mut sends: Vec<Time> = (0..below(300)).map(|_| below(200) * MS / 2 + below(3)).collect();
+        sends.sort_unstable();
+        let mut changes: Vec<(Time, Change)> = (0..1 + below(8))
+            .map(|_| {
+                let c = match below(7) {
+                    0 => Change::Delay(below(30) * MS),
+                    1 => Change::Rate([1e6, 4e6, 8e6, 32e6][below(4) as usize]),
+                    2 => Change::Queue(1 + below(20) as u32),
+                    3 => Change::Loss([0.0, 0.2][below(2) as usize]),
+                    4 => Change::Down { keep: below(2) == 0 },
+                    _ => Change::Up,
+                };
+                (below(100) * MS + below(2) * MS / 3, c)
+            })
+            .collect();
+        changes.sort_by_key(|c| c.0);
+        (sends, changes)
+    }
+
     #[test]
     fn random_changes_keep_the_order_and_account_for_every_packet() {
         // Random bursts and random changes (any kind, any order, down without up, up
@@ -747,22 +769,7 @@ mod tests {
                 });
                 net.links[0].manage(Aqm::new(&red, 8e6, Rng::from_seed(case)));
             }
-            let mut sends: Vec<Time> = (0..below(300)).map(|_| below(200) * MS / 2 + below(3)).collect();
-            sends.sort_unstable();
-            let mut changes: Vec<(Time, Change)> = (0..1 + below(8))
-                .map(|_| {
-                    let c = match below(7) {
-                        0 => Change::Delay(below(30) * MS),
-                        1 => Change::Rate([1e6, 4e6, 8e6, 32e6][below(4) as usize]),
-                        2 => Change::Queue(1 + below(20) as u32),
-                        3 => Change::Loss([0.0, 0.2][below(2) as usize]),
-                        4 => Change::Down { keep: below(2) == 0 },
-                        _ => Change::Up,
-                    };
-                    (below(100) * MS + below(2) * MS / 3, c)
-                })
-                .collect();
-            changes.sort_by_key(|c| c.0);
+            let (sends, mut changes) = random_sends_and_changes(&mut below);
             // up at the end, so that whatever was kept leaves
             changes.push((200 * MS, Change::Up));
             let out = run(&mut net, &sends, &changes);
@@ -1048,22 +1055,7 @@ mod tests {
                 (1 + below(20)) * MS,
                 limit,
             );
-            let mut sends: Vec<Time> = (0..below(300)).map(|_| below(200) * MS / 2 + below(3)).collect();
-            sends.sort_unstable();
-            let mut changes: Vec<(Time, Change)> = (0..1 + below(8))
-                .map(|_| {
-                    let c = match below(7) {
-                        0 => Change::Delay(below(30) * MS),
-                        1 => Change::Rate([1e6, 4e6, 8e6, 32e6][below(4) as usize]),
-                        2 => Change::Queue(1 + below(20) as u32),
-                        3 => Change::Loss([0.0, 0.2][below(2) as usize]),
-                        4 => Change::Down { keep: below(2) == 0 },
-                        _ => Change::Up,
-                    };
-                    (below(100) * MS + below(2) * MS / 3, c)
-                })
-                .collect();
-            changes.sort_by_key(|c| c.0);
+            let (sends, mut changes) = random_sends_and_changes(&mut below);
             changes.push((200 * MS, Change::Up));
             let out = run(&mut net, &sends, &changes);
             let l = &net.links[0];

@@ -137,8 +137,13 @@ fn knowledge_base(p: &str, v: Option<&Value>) -> Result<(String, Vec<KbRow>), Sp
             let mut rows = Vec::new();
             for (k, x) in xs.iter().enumerate() {
                 let q = format!("{p}[{k}]");
-                let row: KbRow = serde_json::from_value(x.clone())
-                    .map_err(|e| SpecError(format!("{q}: {e}; a row has {}", kb::COLUMNS.join(", "))))?;
+                let row: KbRow = serde_json::from_value(x.clone()).map_err(|e| {
+                    SpecError(format!(
+                        "{q}: {e}; a row has {}, {}",
+                        kb::COLUMNS.join(", "),
+                        kb::OPTIONS_COLUMN
+                    ))
+                })?;
                 row.check().map_err(|e| SpecError(format!("{q}: {e}")))?;
                 rows.push(row);
             }
