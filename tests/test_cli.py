@@ -113,10 +113,10 @@ def test_reproduce_passes_its_options_to_the_sweep(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "tcplab.sweep",
                         types.SimpleNamespace(reproduce=reproduce, RunsFailed=Never, SweepEnvironmentError=Never))
     argv = ["reproduce", "a", "b", "--size", "full", "--jobs", "3", "--scheduler", "tcp://h:1", "--out", "O", "--retry-failed",
-            "--scheduler-timeout", "2.5", "--force"]
+            "--scheduler-timeout", "2.5", "--force", "--replications", "2"]
     assert tcli.main(argv) == 0
     assert seen == dict(names=["a", "b"], size="full", jobs=3, scheduler="tcp://h:1", out="O", retry_failed=True,
-                        connect_timeout=2.5, force=True)
+                        connect_timeout=2.5, force=True, replications=2)
     assert "R/index.html" in capsys.readouterr().out
 
 

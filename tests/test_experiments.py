@@ -49,3 +49,39 @@ def test_cli_list_and_reproduce(tmp_path):
     p = subprocess.run([sys.executable, "-m", "tcplab.cli", "report", str(tmp_path / "dumbbell_newreno"), "-o",
                         str(tmp_path / "r2")], capture_output=True, text=True)
     assert p.returncode == 0 and (tmp_path / "r2" / "index.html").exists()
+
+
+def test_first_replications_keeps_each_configurations_first_seeds_in_plan_order():
+    runs = [ex.Run({"a": 1}, {}, s) for s in (1, 2, 3, 4, 5)] + [ex.Run({"a": 2}, {}, s) for s in (3, 1, 2)]
+    runs.append(ex.Run({"a": 1}, {"other": True}, 2))  # a second run of a kept seed stays
+    kept = ex.first_replications(runs, 2)
+    assert [(r.params["a"], r.seed) for r in kept] == [(1, 1), (1, 2), (2, 3), (2, 1), (1, 2)]
+    assert ex.planned_replications(runs) == 5 and ex.planned_replications(kept) == 2
+    assert ex.first_replications(runs, None) == runs and ex.first_replications(runs, 9) == runs
+    for bad in (0, -1, True, 2.5, "3"):
+        with pytest.raises(ex.ExperimentError, match=r"replications .* is not allowed; allowed: an integer of at "
+                                                     r"least 1"):
+            ex.first_replications(runs, bad)
+
+
+def test_fewer_replications_run_first_and_a_later_sweep_adds_the_rest(tmp_path):
+    d, rep = run_experiment("dumbbell_newreno", size="quick", jobs=2, out=tmp_path, replications=1, progress=False)
+    assert not rep.failed and len(rep.done) == 4
+    doc = json.loads((d / "experiment.json").read_text())
+    assert doc["seeds"] == [1] and (doc["replications"], doc["planned_replications"]) == (1, 3)
+    summary = pd.read_csv(d / "tables" / "summary.csv")
+    assert (summary["runs"] == 1).all() and summary["± 95% CI"].isna().all(), "no interval from one run"
+    _, again = run_experiment("dumbbell_newreno", size="quick", jobs=2, out=tmp_path, progress=False)
+    assert again.reused == 4 and len(again.done) == 12
+    doc = json.loads((d / "experiment.json").read_text())
+    assert doc["seeds"] == [1, 2, 3] and (doc["replications"], doc["planned_replications"]) == (3, 3)
+
+
+def test_cli_refuses_a_bad_replication_count_in_one_line_and_writes_nothing(tmp_path):
+    out = tmp_path / "out"
+    for bad in ("0", "-2", "x"):
+        p = subprocess.run([sys.executable, "-m", "tcplab.cli", "reproduce", "dumbbell_newreno", "--replications",
+                            bad, "--out", str(out)], capture_output=True, text=True)
+        assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
+        assert "--replications" in p.stderr or f"replications {bad} is not allowed" in p.stderr
+        assert "Traceback" not in p.stderr and not out.exists()

@@ -342,3 +342,13 @@ def test_the_provenance_line_names_peak_memory_when_the_reproduction_measured_it
     assert kept["peak_rss_bytes"] == {"run": 1_074_884_608, "sweep": 100_000_000, "analysis": 1_178_304_512}
     line = publish.provenance_line(kept)
     assert "sweep 4.25 s; peak memory 1.07 GB per run, 1.18 GB in the analysis)" in line
+
+
+def test_the_provenance_line_says_when_fewer_replications_ran_and_how_to_regenerate_them(setup):
+    src, _ = setup
+    repro = json.loads((src / "toy" / "experiment.json").read_text())
+    assert "replications" not in publish.provenance_line(publish.compact(repro)), "all of them ran"
+    repro.update(replications=2, planned_replications=5)
+    line = publish.provenance_line(publish.compact(repro))
+    assert "full size (2 of its 5 replications), seeds 1–3" in line
+    assert "tcplab reproduce toy --size full --replications 2 --out results-full" in line

@@ -327,3 +327,14 @@ def test_the_browser_check_skips_locally_but_fails_in_ci(monkeypatch):
     monkeypatch.setattr(conftest, "IN_CI", True)
     with pytest.raises(pytest.fail.Exception, match="required in CI"):
         require_tool("chromium")
+
+
+def test_a_section_says_when_fewer_replications_ran_than_its_size_plans(tmp_path):
+    d = write_experiment_dir(tmp_path, "cut", verdict_cells=["holds: a"], band_cells=[""], findings=[], size="full")
+    doc = json.loads((d / "experiment.json").read_text())
+    page = write_report([d], tmp_path / "r1").read_text()
+    assert "replications" not in page.split("seeds 1, 2", 1)[1].split("</", 1)[0]
+    doc.update(replications=2, planned_replications=5)
+    (d / "experiment.json").write_text(json.dumps(doc))
+    page = write_report([d], tmp_path / "r2").read_text()
+    assert "seeds 1, 2 · 2 of the size's 5 replications · " in page

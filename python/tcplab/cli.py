@@ -263,6 +263,7 @@ def cmd_reproduce(args) -> int:
             retry_failed=args.retry_failed,
             connect_timeout=args.scheduler_timeout,
             force=args.force,
+            replications=args.replications,
         )
     except sweep.RunsFailed as e:  # the report is written and the failures listed, one line each
         print(f"report: {e.report}")
@@ -322,6 +323,9 @@ def parser() -> argparse.ArgumentParser:
     rep.add_argument("--scheduler", default=None, help="address of a Dask scheduler to run on instead")
     rep.add_argument("--out", default="results", help="result store and report directory")
     rep.add_argument("--retry-failed", action="store_true", help="rerun only the runs that failed before")
+    rep.add_argument("--replications", type=int, default=None, metavar="N",
+                     help="run only the first N seeds of each configuration (default: all the size's); "
+                          "a later reproduction with more reuses the runs stored")
     rep.add_argument("--scheduler-timeout", type=float, default=None, metavar="SECONDS",
                      help="give up connecting to --scheduler after this long (default 10 s, "
                           "or TCPLAB_SCHEDULER_TIMEOUT)")

@@ -149,6 +149,8 @@ def compact(doc: dict) -> dict:
         "size": doc.get("size"),
         "provenance": doc.get("provenance"),
         "seeds": doc.get("seeds", []),
+        "replications": doc.get("replications"),
+        "planned_replications": doc.get("planned_replications"),
         "runs": len(runs),
         "reused": doc.get("reused"),
         "run_wall_seconds": {"total": round(total, 3), "max": round(longest, 3)},
@@ -493,10 +495,18 @@ def markdown_table(header: list[str], rows: list[list[str]], right: list[bool]) 
     return "\n".join(lines)
 
 
+def fewer_replications(doc: dict) -> int | None:
+    """How many replications ran, when that is fewer than the size plans."""
+    n, planned = doc.get("replications"), doc.get("planned_replications")
+    return n if isinstance(n, int) and isinstance(planned, int) and n < planned else None
+
+
 def regenerate_command(doc: dict) -> str:
     name, size = doc["name"], doc.get("size", "full")
     out = f"results-{size}"
-    return (f"tcplab reproduce {name} --size {size} --out {out} && "
+    fewer = fewer_replications(doc)
+    cut = f" --replications {fewer}" if fewer else ""
+    return (f"tcplab reproduce {name} --size {size}{cut} --out {out} && "
             f"python -m tcplab.publish collect {out} {name}{' --allow-quick' if size != 'full' else ''} && make docs")
 
 
@@ -505,7 +515,9 @@ def provenance_line(doc: dict, table: str | None = None) -> str:
     p = doc.get("provenance") or {}
     walls = doc.get("run_wall_seconds") or {}
     what = f"`docs/results/{doc['name']}`" + (f", table `{table}`" if table else "")
-    return (f"<sub>Generated from {what}: {doc.get('size')} size, seeds {seeds_text(doc.get('seeds', []))}, "
+    fewer = fewer_replications(doc)
+    cut = f" ({fewer} of its {doc['planned_replications']} replications)" if fewer else ""
+    return (f"<sub>Generated from {what}: {doc.get('size')} size{cut}, seeds {seeds_text(doc.get('seeds', []))}, "
             f"{doc.get('runs')} runs ({duration_text(walls.get('total'))} of run time, longest "
             f"{duration_text(walls.get('max'))}; sweep {duration_text(doc.get('sweep_wall_seconds'))}"
             f"{peak_memory_text(doc.get('peak_rss_bytes'))}); "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import dataclasses
 import json
 import os
 import sys
@@ -580,10 +581,11 @@ def provenance() -> dict:
 
 def write_experiment(out: Path, exp: ex.Experiment, size: str, plan: ex.Plan, rep: SweepReport,
                      store: Store, analysis: ex.Analysis | None, error: str | None,
-                     analysis_meter: PeakMeter | None = None) -> Path:
+                     analysis_meter: PeakMeter | None = None, planned_replications: int | None = None) -> Path:
     """Write one experiment's tables (CSV + JSON), figures (PNG + SVG) and description.
     `analysis_meter`, started before the analysis, is stopped once the figures are written:
-    its peak is the analysis's."""
+    its peak is the analysis's. `planned_replications`: the size's replications, when the
+    plan was cut to fewer (``replications`` records how many ran)."""
     d = out / exp.name
     (d / "tables").mkdir(parents=True, exist_ok=True)
     tables = []
@@ -625,6 +627,8 @@ def write_experiment(out: Path, exp: ex.Experiment, size: str, plan: ex.Plan, re
         "scorecard": tally([t.data for t in analysis.tables], analysis.findings) if analysis else None,
         "parameters": plan.parameters,
         "seeds": sorted({r.seed for r in plan.runs}),
+        "replications": ex.planned_replications(plan.runs),
+        "planned_replications": planned_replications or ex.planned_replications(plan.runs),
         "runs": runs,
         "reused": rep.reused,
         "sweep_wall_seconds": rep.wall_seconds,
@@ -647,17 +651,22 @@ def write_experiment(out: Path, exp: ex.Experiment, size: str, plan: ex.Plan, re
 def run_experiment(name: str, size: str = "quick", jobs: int | None = None, scheduler=None,
                    out: str | os.PathLike = "results", retry_failed: bool = False,
                    worker: Callable | None = None, connect_timeout: float | None = None,
-                   progress: bool = True) -> tuple[Path, SweepReport]:
+                   progress: bool = True, replications: int | None = None) -> tuple[Path, SweepReport]:
     """Plan, sweep, analyse and write one experiment into ``out/<name>``. With ``progress``,
-    each phase that takes long shows on stderr (see Progress) and a line sums it up at the end."""
+    each phase that takes long shows on stderr (see Progress) and a line sums it up at the end.
+    ``replications``: run only the first that many seeds of each parameter set (all the
+    plan's when None); a later sweep with more reuses the stored ones."""
     if size not in ex.SIZES:
         raise ex.ExperimentError(f"size {size!r} is not allowed; allowed: {', '.join(ex.SIZES)}")
     _check_jobs(jobs)
+    ex.first_replications([], replications)  # refuse a bad count before any work
     exp = ex.get(name)
     bar = Progress(name) if progress else None
     took: dict[str, float] = {}
     with _phase(bar, took, "plan", "planning"):
         plan = exp.plan(size)
+        planned = ex.planned_replications(plan.runs)
+        plan = dataclasses.replace(plan, runs=ex.first_replications(plan.runs, replications))
     out = Path(out)
     store = Store(out / "store")
     t0 = time.time()
@@ -669,7 +678,8 @@ def run_experiment(name: str, size: str = "quick", jobs: int | None = None, sche
     analysis, error = _analyse(plan, rep, store, bar, took)
     rep.analysis_error = error
     with _phase(bar, took, "write", _writing(analysis)):
-        d = write_experiment(out, exp, size, plan, rep, store, analysis, error, analysis_meter=meter)
+        d = write_experiment(out, exp, size, plan, rep, store, analysis, error, analysis_meter=meter,
+                             planned_replications=planned)
     if bar:
         bar.finish(_experiment_summary(plan, rep, analysis, took, time.time() - bar.started)
                    + "; " + memory_summary(d))
@@ -785,22 +795,25 @@ def _write_reproduction_report(root: Path, force: bool) -> Path:
 
 def reproduce(names=None, size: str = "quick", jobs: int | None = None, scheduler=None,
               out: str | os.PathLike = "results", retry_failed: bool = False, worker: Callable | None = None,
-              connect_timeout: float | None = None, force: bool = False) -> Path:
+              connect_timeout: float | None = None, force: bool = False,
+              replications: int | None = None) -> Path:
     """Run experiments (all when `names` is empty), then write the HTML report of every
     experiment in ``out``: those just run (what succeeded) and those earlier reproductions
     left there, which keep their sections. Returns the path of the report's index.html; when
     runs failed, lists them on stderr, one line each, and raises RunsFailed. ``out`` must be
     new, empty or a previous reproduction's directory (see :func:`claim_reproduction_root`)
-    unless ``force``. Progress goes to stderr (see Progress)."""
+    unless ``force``. Progress goes to stderr (see Progress). ``replications``: as for
+    :func:`run_experiment`."""
     names = list(names) if names else [n for n, _ in ex.list_experiments()]
     for n in names:
         ex.get(n)  # fail early on an unknown name
     _check_jobs(jobs)
+    ex.first_replications([], replications)
     root = claim_reproduction_root(out, force)
     failures, analysis_failures = [], []
     for n in names:
         _, rep = run_experiment(n, size=size, jobs=jobs, scheduler=scheduler, out=out, retry_failed=retry_failed,
-                                worker=worker, connect_timeout=connect_timeout)
+                                worker=worker, connect_timeout=connect_timeout, replications=replications)
         failures += [(n, r.params, r.seed, err, key in rep.environmental) for r, key, err in rep.failed]
         if rep.analysis_error:
             analysis_failures.append((n, rep.analysis_error))

@@ -114,6 +114,37 @@ def experiment(name: str, description: str, paper: str | None = None):
     return register
 
 
+def planned_replications(runs: list[Run]) -> int:
+    """The most seeds any one parameter set of a plan runs (its replications)."""
+    seeds: dict[str, set] = {}
+    for r in runs:
+        seeds.setdefault(_params_key(r.params), set()).add(r.seed)
+    return max((len(s) for s in seeds.values()), default=0)
+
+
+def first_replications(runs: list[Run], n: int | None) -> list[Run]:
+    """The runs of each parameter set's first `n` seeds, in the plan's order (all of them when
+    `n` is None). A store holding these is extended, not redone, by a later sweep of more."""
+    if n is None:
+        return list(runs)
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ExperimentError(f"replications {n!r} is not allowed; allowed: an integer of at least 1")
+    kept: dict[str, list] = {}
+    out = []
+    for r in runs:
+        seeds = kept.setdefault(_params_key(r.params), [])
+        if r.seed not in seeds:
+            if len(seeds) == n:
+                continue
+            seeds.append(r.seed)
+        out.append(r)
+    return out
+
+
+def _params_key(params: dict) -> str:
+    return json.dumps(params, sort_keys=True, default=str)
+
+
 def _load_all() -> None:
     for m in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{m.name}")
