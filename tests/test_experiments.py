@@ -85,3 +85,21 @@ def test_cli_refuses_a_bad_replication_count_in_one_line_and_writes_nothing(tmp_
         assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
         assert "--replications" in p.stderr or f"replications {bad} is not allowed" in p.stderr
         assert "Traceback" not in p.stderr and not out.exists()
+
+
+# Building these plans alone takes seconds each (thousands of flows per spec); their full sizes
+# use the same builders as their quick sizes, with more flows and longer runs.
+SLOW_TO_PLAN = {"qiu_aggregate", "qiu_pftk", "qiu_random_processing"}
+
+
+@pytest.mark.parametrize("name", [n for n, _ in ex.list_experiments() if n not in SLOW_TO_PLAN])
+def test_every_configuration_of_the_full_size_is_a_valid_scenario(name):
+    # The full sizes are never run by the suite, and some add what the quick sizes leave out
+    # (the thesis's web load): each configuration's first seed is validated by the core.
+    from tcplab import _core
+
+    for r in ex.first_replications(ex.get(name).plan("full").runs, 1):
+        try:
+            _core.validate(json.dumps(r.spec))
+        except _core.ScenarioError as e:
+            pytest.fail(f"{name} {r.params} seed {r.seed}: {e}")

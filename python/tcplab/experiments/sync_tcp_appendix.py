@@ -359,10 +359,15 @@ def lambda_run(z: dict, variant: str, load: str, seed: int):
     bg = {"voip": z["voip"], "ftp": 0}
     if load == "ftp":
         bg["ftp_schedule"] = [(a, b, max(1, int(round(c * k)))) for (a, b), c in zip(steps, FTP_STEPS)]
+    else:
+        # Table A.2's steps replace the constant forward web load; the reverse load stays. Both
+        # come from one add_web call: the clouds are added once.
+        bg.update(web_fwd=0.0, web_rev=0.0)
     run = st.case(z, st.SYNC, seed, {"variant": variant, "load": load}, n=16, per=1e-6, qsize=1.0,
                   duration=z["dyn_duration"], t0=st.scaled(z, 100.0), bg=bg, cc_params=LAMBDA_VARIANTS[variant])
     if load == "web":
-        tp.add_web(run.spec, 0.0, 0.0, seed, z["rate"], schedule=[(a, b, c) for (a, b), c in zip(steps, WEB_STEPS)])
+        tp.add_web(run.spec, 0.0, st.web_rates(z)[1], seed, z["rate"],
+                   schedule=[(a, b, c) for (a, b), c in zip(steps, WEB_STEPS)])
     return run
 
 
