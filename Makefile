@@ -7,7 +7,7 @@ PIP := $(VENV)/bin/pip
 STAMP_DEPS := $(VENV)/.deps-stamp
 STAMP_BUILD := $(VENV)/.build-stamp
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml Cargo.lock pyproject.toml
-PY_DEPS := numpy pandas pyarrow matplotlib scipy pytest hypothesis "dask[distributed]" "maturin>=1.5,<2"
+PY_DEPS := numpy pandas pyarrow matplotlib scipy pytest pytest-xdist hypothesis "dask[distributed]" "maturin>=1.5,<2"
 # Profile-guided build of the extension and of the benchmarked core (docs/architecture.md,
 # "Profile-guided build"); PGO=0 builds without (faster to build, about 15 % slower to run).
 PGO ?= 1
@@ -49,8 +49,10 @@ test: build test-rust test-python
 test-rust:
 	cargo test --release -p tcplab-core
 
+# Two pytest worker processes, each taking whole test files (module fixtures run once).
+PYTEST_WORKERS ?= 2
 test-python: build
-	$(VENV)/bin/pytest -q tests
+	$(VENV)/bin/pytest -q -n $(PYTEST_WORKERS) --dist loadfile tests
 
 # Property-based tests with fresh seeds for FUZZ_MINUTES (default 10); see tests/fuzz.py.
 fuzz: build
