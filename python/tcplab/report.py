@@ -229,9 +229,10 @@ def provenance_html(s: Section) -> str:
         parts.append(f"tcplab {html.escape(str(prov.get('tcplab', '?')))}, "
                      f"commit {html.escape(str(prov.get('commit') or 'unknown'))}, {html.escape(str(prov.get('machine', '')))}")
     parts.append(f"seeds {html.escape(', '.join(map(str, seeds)))}")
-    n, planned = doc.get("replications"), doc.get("planned_replications")
-    if isinstance(n, int) and isinstance(planned, int) and n < planned:
-        parts.append(f"{n} of the size's {planned} replications")
+    from tcplab.publish import fewer_replications
+
+    if fewer := fewer_replications(doc):
+        parts.append(f"{fewer} of the size's {doc['planned_replications']} replications")
     sweep = doc.get("sweep_wall_seconds")
     if isinstance(sweep, (int, float)):
         parts.append(f"sweep {sweep:.1f} s")
